@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+// xcfleet — test orchestrator for fleets of cloud Macs, hosted on Linux.
+// Language mode 6 (complete concurrency checking) applies to every target.
+import PackageDescription
+
+let package = Package(
+    name: "xcfleet",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "xcfleet", targets: ["xcfleet"]),
+        .library(name: "XCFleetKit", targets: ["XCFleetKit"]),
+        .library(name: "CacheContract", targets: ["CacheContract"]),
+    ],
+    targets: [
+        // libssh2 1.10 (Debian libssh2-1-dev) through a system library target.
+        .systemLibrary(
+            name: "CLibSSH2",
+            pkgConfig: "libssh2",
+            providers: [.apt(["libssh2-1-dev"]), .brew(["libssh2"])]
+        ),
+        .target(name: "SSHClient", dependencies: ["CLibSSH2"]),
+        // The seeds' core cache logic; Foundation only. Pushed to hosts as-is.
+        .target(name: "CacheContract"),
+        .target(name: "XCFleetKit", dependencies: ["SSHClient"]),
+        .executableTarget(name: "xcfleet", dependencies: ["XCFleetKit"]),
+
+        // The very files that are pushed to a Mac, compiled and run here.
+        .testTarget(
+            name: "CacheContractTests",
+            dependencies: ["CacheContract"],
+            path: "Templates/cache-contract"
+        ),
+        .testTarget(name: "XCFleetKitTests", dependencies: ["XCFleetKit", "CacheContract"]),
+        .testTarget(name: "SSHClientTests", dependencies: ["SSHClient", "XCFleetKit"]),
+
+        // Benchmarks (release builds print figures side by side with a reference tool).
+        .executableTarget(name: "bench-parser", dependencies: ["XCFleetKit"], path: "bench/parser"),
+        .executableTarget(name: "bench-ssh", dependencies: ["XCFleetKit", "SSHClient"], path: "bench/ssh"),
+        .executableTarget(name: "bench-schedule", dependencies: ["XCFleetKit"], path: "bench/schedule"),
+    ]
+)

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The phases of a job attempt, in order. Each has its own deadline.
+public enum Phase: String, Codable, Sendable, CaseIterable {
+    case provision, connect, push, build, test, fetch, cleanup
+}
+
+/// Names one attempt of one job.
+public struct AttemptRef: Hashable, Codable, Sendable {
+    public var jobID: String
+    public var attempt: Int
+
+    public init(jobID: String, attempt: Int) {
+        self.jobID = jobID
+        self.attempt = attempt
+    }
+}
+
+/// Written once at the start of a run.
+public struct RunStarted: Equatable, Codable, Sendable {
+    public var runID: String
+    public var planName: String
+    public var planPath: String
+    /// ISO-8601 wall-clock start; every other event carries seconds since this instant.
+    public var startedAt: String
+    public var xcfleetVersion: String
+    public var suites: [SuiteSpec]
+    public var hosts: [String]
+
+    public init(runID: String, planName: String, planPath: String, startedAt: String, xcfleetVersion: String, suites: [SuiteSpec], hosts: [String]) {
+        self.runID = runID
+        self.planName = planName
+        self.planPath = planPath
+        self.startedAt = startedAt
+        self.xcfleetVersion = xcfleetVersion
+        self.suites = suites
+        self.hosts = hosts
+    }
+}
+
+/// A job: one suite × shard × repetition (× mutant). Written when the job is created.
+public struct JobPlanned: Equatable, Codable, Sendable {
+    public var jobID: String
+    public var suite: String
+    public var kind: SuiteKind
+    public var shard: Int
+    public var shardCount: Int
+    public var repetition: Int
+    /// The mutant this job runs the gate against (`nil`: the real code).
+    public var mutant: String?
+    /// `Suite/test` names the manifest says this job must run and see pass.
+    public var expectedTests: [String]
+
+    public init(jobID: String, suite: String, kind: SuiteKind, shard: Int = 0, shardCount: Int = 1, repetition: Int = 0, mutant: String? = nil, expectedTests: [String]) {
+        self.jobID = jobID
+        self.suite = suite
+        self.kind = kind
+        self.shard = shard
+        self.shardCount = shardCount
+        self.repetition = repetition
+        self.mutant = mutant
+        self.expectedTests = expectedTests
+    }
+}
+
+/// How an attempt ended, as the runner saw it.
+public struct AttemptEnded: Equatable, Codable, Sendable {
+    /// The test command's termination (nil when it never ran).
+    public var termination: CommandTermination?
+    /// An infrastructure failure (connect, host key, push, toolchain, connection lost, …).
+    public var infraError: String?
+    /// The phase whose deadline expired, if any.
+    public var timedOutPhase: Phase?
+
+    public init(termination: CommandTermination? = nil, infraError: String? = nil, timedOutPhase: Phase? = nil) {
+        self.termination = termination
+        self.infraError = infraError
+        self.timedOutPhase = timedOutPhase
+    }
+}
+
+/// One line of `events.jsonl`. Appended as things happen (DESIGN decision 7), so a crash or
+/// Ctrl-C of xcfleet loses nothing already observed; every report is rebuilt from these alone.
+public struct RunEvent: Equatable, Codable, Sendable {
+    /// Strictly increasing within a run.
+    public var seq: Int
+    /// Seconds since the run started.
+    public var t: Double
+    public var body: Body
+
+    public init(seq: Int, t: Double, body: Body) {
+        self.seq = seq
+        self.t = t
+        self.body = body
+    }
+
+    public enum Body: Equatable, Codable, Sendable {
+        case runStarted(RunStarted)
+        case jobPlanned(JobPlanned)
+        case attemptStarted(AttemptRef, host: String, slot: Int)
+        case phaseStarted(AttemptRef, phase: Phase)
+        case phaseFinished(AttemptRef, phase: Phase)
+        case test(AttemptRef, event: TestEvent)
+        case attemptEnded(AttemptRef, AttemptEnded)
+        case jobUnschedulable(jobID: String, reason: String)
+        case hostSetAside(host: String, reason: String)
+        /// A free-form line for the report's log section (already redacted).
+        case note(String)
+        case runFinished(interrupted: Bool)
+    }
+}

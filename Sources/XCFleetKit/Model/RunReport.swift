@@ -1,0 +1,140 @@
+import Foundation
+
+/// Every job ends in exactly one of these.
+public enum JobFinalState: String, Codable, Sendable, CaseIterable {
+    case passed, failed, flaky, timedOut = "timed-out", infraFailed = "infra-failed", unschedulable, interrupted
+}
+
+/// A failure message with its source location, where printed.
+public struct FailureDetail: Equatable, Codable, Sendable {
+    public var file: String?
+    public var line: Int?
+    public var message: String
+
+    public init(file: String? = nil, line: Int? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+}
+
+/// One test's result within one attempt.
+public struct TestResult: Equatable, Codable, Sendable {
+    public var id: TestIdentifier
+    public var status: TestStatus
+    public var seconds: Double?
+    public var failures: [FailureDetail]
+    public var skipReason: String?
+    public var clone: String?
+    /// Contract ids carried by the name (`C4`, `K2`).
+    public var contractIDs: [String]
+    /// Failed in an earlier attempt of the same job and passed in this one.
+    public var flaky: Bool
+
+    public init(id: TestIdentifier, status: TestStatus, seconds: Double? = nil, failures: [FailureDetail] = [], skipReason: String? = nil, clone: String? = nil, flaky: Bool = false) {
+        self.id = id
+        self.status = status
+        self.seconds = seconds
+        self.failures = failures
+        self.skipReason = skipReason
+        self.clone = clone
+        self.contractIDs = id.contractIDs
+        self.flaky = flaky
+    }
+}
+
+/// Start and end of one phase, in seconds since the run started.
+public struct PhaseSpan: Equatable, Codable, Sendable {
+    public var phase: Phase
+    public var start: Double
+    public var end: Double?
+}
+
+/// One attempt of a job on one host slot.
+public struct AttemptReport: Equatable, Codable, Sendable {
+    public var number: Int
+    public var host: String
+    public var slot: Int
+    public var start: Double
+    public var end: Double?
+    public var phases: [PhaseSpan]
+    public var termination: CommandTermination?
+    public var infraError: String?
+    public var timedOutPhase: Phase?
+    public var tests: [TestResult]
+    /// Failures that no test could be named for.
+    public var unattributedFailures: [FailureDetail]
+    public var crashes: [String]
+    public var buildErrors: [FailureDetail]
+    public var metrics: [Metric]
+    /// Why this attempt is not green (empty when it is). Computed by `Verdict`.
+    public var problems: [String]
+    /// The attempt did not finish normally (host lost, interrupted, never ended); its events are
+    /// kept and labelled, never merged into a retry's results.
+    public var lost: Bool
+}
+
+/// One job with all its attempts.
+public struct JobReport: Equatable, Codable, Sendable {
+    public var planned: JobPlanned
+    public var attempts: [AttemptReport]
+    public var finalState: JobFinalState
+    /// Why it ended that way (one line each).
+    public var reasons: [String]
+    /// The attempt whose results count (the last one), if any ran.
+    public var decisive: AttemptReport? { attempts.last }
+}
+
+public enum SuiteStatus: String, Codable, Sendable {
+    /// Gate proven green.
+    case green
+    /// Gate red: the reasons say why.
+    case red
+    /// Probe ran (its figures are diagnostics).
+    case measured
+    /// Probe could not produce figures (infra); still no effect on the exit code.
+    case incomplete
+    case unschedulable
+    case interrupted
+}
+
+public struct SuiteReport: Equatable, Codable, Sendable {
+    public var spec: SuiteSpec
+    public var status: SuiteStatus
+    public var reasons: [String]
+    public var jobs: [JobReport]
+}
+
+/// Counts that must add up: every job in exactly one final state.
+public struct Totals: Equatable, Codable, Sendable {
+    public var jobs: Int
+    public var jobsByState: [String: Int]
+    public var testsPassed: Int
+    public var testsFailed: Int
+    public var testsSkipped: Int
+    public var flakyTests: Int
+    public var attempts: Int
+}
+
+/// The collated run: rebuilt from `events.jsonl` alone by `Collator`.
+public struct RunReport: Equatable, Codable, Sendable {
+    public var runID: String
+    public var planName: String
+    public var planPath: String
+    public var startedAt: String
+    public var xcfleetVersion: String
+    /// Seconds from start to the last event.
+    public var duration: Double
+    public var interrupted: Bool
+    public var hosts: [String]
+    public var hostsSetAside: [String: String]
+    public var suites: [SuiteReport]
+    public var totals: Totals
+    public var exitCode: Int32
+    /// One line: "all gates green", or why not.
+    public var verdictLine: String
+    public var notes: [String]
+
+    public var gates: [SuiteReport] { suites.filter { $0.spec.kind == .gate } }
+    public var probes: [SuiteReport] { suites.filter { $0.spec.kind == .probe } }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// A test's identity as printed by a runner: `suite` is the class or suite
+/// (`Module.Class` on Apple, `Module.Class` or `Class` on Linux, `""` when a
+/// Swift Testing line names no suite), `name` the test function.
+public struct TestIdentifier: Hashable, Codable, Sendable, Comparable, CustomStringConvertible {
+    public var suite: String
+    public var name: String
+
+    public init(suite: String, name: String) {
+        self.suite = suite
+        self.name = name
+    }
+
+    /// `Suite/name`, the form `swift test list` prints and manifests use.
+    public var description: String { suite.isEmpty ? name : "\(suite)/\(name)" }
+
+    /// The class part without a module prefix (`Module.Class` → `Class`).
+    public var className: String {
+        guard let dot = suite.lastIndex(of: ".") else { return suite }
+        return String(suite[suite.index(after: dot)...])
+    }
+
+    /// Contract ids (`C1`, `K11`, …) carried in the test name, e.g. `testC4_overwrite`.
+    public var contractIDs: [String] { ContractID.find(in: name) }
+
+    public static func < (lhs: TestIdentifier, rhs: TestIdentifier) -> Bool {
+        (lhs.suite, lhs.name) < (rhs.suite, rhs.name)
+    }
+}
+
+public enum TestStatus: String, Codable, Sendable, CaseIterable {
+    case passed, failed, skipped
+}
+
+/// Which framework printed a line.
+public enum TestFramework: String, Codable, Sendable {
+    case xctest, swiftTesting
+}
+
+/// Something a test runner's output said, typed. Produced by `OutputParser`.
+public enum TestEvent: Equatable, Codable, Sendable {
+    /// `Test Suite 'X' started`.
+    case suiteStarted(name: String)
+    /// `Test Suite 'X' passed|failed`.
+    case suiteFinished(name: String, passed: Bool)
+    /// `Test Case '…' started` / Swift Testing `◇ Test x() started.`
+    case testStarted(TestIdentifier, framework: TestFramework)
+    /// A test's end. `clone` names the parallel-testing clone (`Clone 1 of …`) when printed.
+    case testFinished(TestIdentifier, status: TestStatus, seconds: Double?, framework: TestFramework, clone: String?)
+    /// An assertion failure or recorded issue, with source location where printed.
+    case testFailure(TestIdentifier?, file: String?, line: Int?, message: String)
+    /// A skip message (`…: Test skipped - reason`).
+    case testSkipped(TestIdentifier?, reason: String?)
+    /// XCTest `Executed N tests, with S tests skipped and F failures (U unexpected) in T (W) seconds`.
+    case xctestSummary(executed: Int, skipped: Int, failures: Int, unexpected: Int, seconds: Double?)
+    /// Swift Testing `Test run with N tests [in M suites] passed|failed after … with K issues`.
+    case swiftTestingSummary(tests: Int, suites: Int?, passed: Bool, issues: Int?, seconds: Double?)
+    /// The test process died or restarted: `Fatal error:`, `exited with unexpected signal code`,
+    /// `Restarting after unexpected exit, crash, or test timeout`, `Could not cast value`, …
+    case crash(message: String)
+    /// A compiler or build error (`file:line:col: error: …`, `error: …`).
+    case buildError(file: String?, line: Int?, message: String)
+    /// A probe metric line: `XCFLEET-METRIC name=value unit=U key=value …`.
+    case metric(Metric)
+}
+
+/// One probe measurement. Probes print them; they never decide a verdict.
+public struct Metric: Equatable, Codable, Sendable {
+    public var name: String
+    public var value: Double
+    public var unit: String
+    /// Extra `key=value` pairs from the line (e.g. `size=4096`, `rep=2`), sorted by key when encoded.
+    public var labels: [String: String]
+
+    public init(name: String, value: Double, unit: String, labels: [String: String] = [:]) {
+        self.name = name
+        self.value = value
+        self.unit = unit
+        self.labels = labels
+    }
+}
+
+/// Contract requirement ids as named in CONTRACT.md (`C1`…`C13`, `K1`…`K11`).
+public enum ContractID {
+    /// Finds ids in a test name: `testC4_overwriteReturnsSecond` → `["C4"]`,
+    /// `test_C1_C2_x` → `["C1","C2"]`. An id is `C` or `K` followed by digits, preceded by a
+    /// non-letter (or `test`) and not followed by another digit.
+    public static func find(in name: String) -> [String] {
+        let scalars = Array(name.unicodeScalars)
+        var ids: [String] = []
+        var i = 0
+        while i < scalars.count {
+            let c = scalars[i]
+            if c == "C" || c == "K" {
+                let prevOK: Bool
+                if i == 0 {
+                    prevOK = true
+                } else {
+                    let p = scalars[i - 1]
+                    prevOK = !CharacterSet.letters.contains(p) || name.unicodeScalars.prefix(i).map(String.init).joined().hasSuffix("test")
+                }
+                var j = i + 1
+                while j < scalars.count, ("0"..."9").contains(scalars[j]) { j += 1 }
+                if prevOK, j > i + 1, j - i <= 3 {
+                    let id = String(String.UnicodeScalarView(scalars[i..<j]))
+                    if !ids.contains(id) { ids.append(id) }
+                }
+                i = max(j, i + 1)
+            } else {
+                i += 1
+            }
+        }
+        return ids
+    }
+}

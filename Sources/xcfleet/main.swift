@@ -1,0 +1,2 @@
+import XCFleetKit
+print("xcfleet")
