@@ -1,2 +1,209 @@
+import Foundation
 import XCFleetKit
-print("xcfleet")
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// xcfleet's entry point. Turning errors into one-line messages and exit codes happens here only.
+
+let usage = """
+usage: xcfleet <command> [options]
+
+commands:
+  run PLAN [--fleet FILE] [--runs DIR] [--mutants] [--history RUN_DIR|REPORT] [--quiet|--verbose|--json]
+                       run a plan (the built-in local host when no fleet is given)
+  plan check PLAN      validate a plan; every problem with file:line:col and JSON path
+  render PLAN --out DIR
+                       write each suite as a standalone SwiftPM package
+  hosts check [--fleet FILE]
+                       check every host: reachable, host key, auth, platform, toolchain, disk, latency
+  report RUN_DIR [--compare OTHER_RUN_DIR]
+                       rebuild every report of a run from its events.jsonl
+  parse [LOG|-] [--junit FILE] [--json]
+                       parse existing xcodebuild / swift test output
+  --version, --help
+
+common options: --templates DIR (where Templates/ and Sources/CacheContract/ are; also XCFLEET_HOME)
+exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/fleet · 3 infrastructure failure · 130 interrupted
+"""
+
+enum Exit {
+    static func fail(_ message: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data("xcfleet: \(message)\n".utf8))
+        exit(code)
+    }
+}
+
+func loadPlan(_ path: String) throws -> TestPlan {
+    try PlanLoader.load(path: path, knownTemplates: TemplateInfo.names)
+}
+
+func locateRoot(_ args: Arguments) throws -> TemplateRoot {
+    try TemplateRoot.locate(explicit: args.options["templates"])
+}
+
+func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
+    let args = try Arguments(argv, options: ["fleet", "runs", "history", "templates", "run-id"],
+                             flags: ["mutants", "quiet", "verbose", "json", "help"], command: "run")
+    if args.flags.contains("help") { print(usage); return 0 }
+    guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (xcfleet run Plans/cache-contract.json)") }
+    let plan = try loadPlan(args.positionals[0])
+    let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
+    let root = try locateRoot(args)
+    let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
+    let history = try args.options["history"].map { try DurationHistory.load(path: $0) }
+    var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
+                                  forceMutants: args.flags.contains("mutants"), history: history)
+    if let id = args.options["run-id"] { config.runID = id }
+    let runner = try Runner(config: config)
+    let json = args.flags.contains("json")
+    let verbosity: Verbosity = args.flags.contains("quiet") || json ? .quiet : args.flags.contains("verbose") ? .verbose : .normal
+    let console = ConsoleProgress(verbosity: verbosity)
+    runner.observe { console.handle($0) }
+    Signals.install(onFirst: { runner.interrupt() })
+    let report = try await runner.run()
+    if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
+        print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+    } else {
+        print(ConsoleProgress.summary(report, runDirectory: runner.runDirectory, color: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil))
+    }
+    return report.exitCode
+}
+
+/// `--json`: one machine-readable summary on stdout.
+struct RunSummaryJSON: Encodable {
+    var runID: String
+    var runDirectory: String
+    var exitCode: Int32
+    var verdict: String
+    var interrupted: Bool
+    var totals: Totals
+    var suites: [Suite]
+    struct Suite: Encodable { var name: String; var kind: SuiteKind; var status: SuiteStatus; var reasons: [String] }
+
+    init(report: RunReport, runDirectory: String) {
+        runID = report.runID
+        self.runDirectory = runDirectory
+        exitCode = report.exitCode
+        verdict = report.verdictLine
+        interrupted = report.interrupted
+        totals = report.totals
+        suites = report.suites.map { Suite(name: $0.spec.name, kind: $0.spec.kind, status: $0.status, reasons: $0.reasons) }
+    }
+}
+
+func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
+    guard argv.first == "check" else { throw UsageError("usage: xcfleet plan check PLAN") }
+    let args = try Arguments(argv.dropFirst(), options: [], flags: [], command: "plan check")
+    guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file") }
+    for path in args.positionals {
+        let plan = try loadPlan(path)
+        print("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
+              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))
+    }
+    return 0
+}
+
+func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
+    let args = try Arguments(argv, options: ["out", "templates", "mutant"], flags: [], command: "render")
+    guard args.positionals.count == 1, let out = args.options["out"] else { throw UsageError("usage: xcfleet render PLAN --out DIR") }
+    let plan = try loadPlan(args.positionals[0])
+    let root = try locateRoot(args)
+    let renderer = Renderer(root: root)
+    let mutant = try args.options["mutant"].map { id -> MutantSpec in
+        guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants") }
+        return m
+    }
+    for suite in plan.suites {
+        let rendered = try renderer.render(suite, mutant: mutant.flatMap { $0.template == suite.template ? $0 : nil })
+        let dir = URL(fileURLWithPath: out).appendingPathComponent(rendered.directoryName)
+        if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
+        try rendered.workspace.write(to: dir)
+        print("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")
+    }
+    return 0
+}
+
+func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
+    let args = try Arguments(argv, options: ["compare"], flags: ["json"], command: "report")
+    guard args.positionals.count == 1 else { throw UsageError("usage: xcfleet report RUN_DIR [--compare OTHER_RUN_DIR]") }
+    let dir = URL(fileURLWithPath: args.positionals[0])
+    let report = try ReportWriter.rebuild(runDirectory: dir)
+    try ReportWriter.writeAll(report, to: dir)
+    if let other = args.options["compare"] {
+        let base = try ReportWriter.rebuild(runDirectory: URL(fileURLWithPath: other))
+        print(try ReportWriter.writeComparison(base: base, head: report, to: dir))
+    }
+    print(ConsoleProgress.summary(report, runDirectory: dir, color: false))
+    return report.exitCode
+}
+
+func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
+    let args = try Arguments(argv, options: ["junit"], flags: ["json"], command: "parse")
+    let input: FileHandle
+    var name = "stdin"
+    if let path = args.positionals.first, path != "-" {
+        guard let h = FileHandle(forReadingAtPath: path) else { throw UsageError("\(path): cannot read (give a log file, or - for stdin)") }
+        input = h
+        name = path
+    } else {
+        input = FileHandle.standardInput
+    }
+    let report = await LogParse.report(reading: input, name: name)
+    if let junit = args.options["junit"] {
+        try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
+    }
+    if args.flags.contains("json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(report), as: UTF8.self))
+    } else {
+        print(ConsoleProgress.summary(report, runDirectory: URL(fileURLWithPath: "."), color: false)
+            .split(separator: "\n").dropLast().joined(separator: "\n"))
+    }
+    return report.exitCode
+}
+
+func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
+    guard argv.first == "check" else { throw UsageError("usage: xcfleet hosts check [--fleet FILE]") }
+    let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: [], command: "hosts check")
+    let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
+    let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
+    for r in results { print(HostChecker.line(r)) }
+    return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
+}
+
+func main() async -> Int32 {
+    let argv = CommandLine.arguments.dropFirst()
+    do {
+        switch argv.first {
+        case "run": return try await runCommand(argv.dropFirst())
+        case "plan": return try planCommand(argv.dropFirst())
+        case "render": return try renderCommand(argv.dropFirst())
+        case "report": return try reportCommand(argv.dropFirst())
+        case "parse": return try await parseCommand(argv.dropFirst())
+        case "hosts": return try await hostsCommand(argv.dropFirst())
+        case "--version", "version": print("xcfleet \(XCFleet.version)"); return 0
+        case "--help", "-h", "help", nil: print(usage); return argv.first == nil ? Verdict.ExitCode.usage : 0
+        case let other?: throw UsageError("unknown command '\(other)' (xcfleet --help lists them)")
+        }
+    } catch let error as UsageError {
+        Exit.fail(error.description, code: Verdict.ExitCode.usage)
+    } catch let error as PlanValidationError {
+        FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+        return Verdict.ExitCode.usage
+    } catch let error as RenderError {
+        Exit.fail(error.description, code: Verdict.ExitCode.usage)
+    } catch let error as EventLogError {
+        Exit.fail(error.description, code: Verdict.ExitCode.usage)
+    } catch let error as RemoteShellError {
+        Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
+    } catch {
+        Exit.fail("\(error)", code: Verdict.ExitCode.infrastructure)
+    }
+}
+
+exit(await main())

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Builds the `swift build` / `swift test` command lines for a pushed package. Building and testing
+/// are separate phases so that each has its own deadline and build errors are told apart from test failures.
+public struct SwiftPMDriver: Sendable {
+    public init() {}
+
+    /// `swift build --build-tests` in the package directory.
+    public func buildCommand() -> ShellCommand {
+        ShellCommand(["swift", "build", "--build-tests"])
+    }
+
+    /// `swift test --skip-build`, limited to `tests` (`Class/test`) when the job is a shard.
+    public func testCommand(only tests: [String]? = nil) -> ShellCommand {
+        var args = ["swift", "test", "--skip-build"]
+        if let tests, !tests.isEmpty {
+            args += ["--filter", SwiftPMDriver.filterExpression(for: tests)]
+        }
+        return ShellCommand(args)
+    }
+
+    /// An anchored regular expression matching exactly the given tests. `swift test --filter`
+    /// matches against `Module.Class/test`; module prefixes are allowed, everything else is escaped.
+    public static func filterExpression(for tests: [String]) -> String {
+        let specials = Set("\\^$.|?*+()[]{}")
+        func escape(_ s: String) -> String { String(s.flatMap { specials.contains($0) ? ["\\", $0] : [$0] }) }
+        return "^([^/]*\\.)?(" + tests.map(escape).joined(separator: "|") + ")$"
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Where xcfleet's pushed files live: a folder holding `Templates/` and `Sources/CacheContract/`.
+///
+/// Search order (first match wins), documented in the README:
+/// 1. `--templates DIR` on the command line, then the `XCFLEET_HOME` environment variable;
+/// 2. next to the executable: `<bin>/../share/xcfleet` (what `scripts/install.sh` lays out);
+/// 3. the executable's folder and its parents (a build inside the repository: `.build/debug/xcfleet`);
+/// 4. the current directory and its parents.
+public struct TemplateRoot: Equatable, Sendable {
+    public var url: URL
+
+    public init(url: URL) { self.url = url }
+
+    public var templates: URL { url.appendingPathComponent("Templates") }
+    public var cacheContractSources: URL { url.appendingPathComponent("Sources/CacheContract") }
+
+    static func isRoot(_ url: URL) -> Bool {
+        let fm = FileManager.default
+        return fm.fileExists(atPath: url.appendingPathComponent("Templates/package/Package.swift").path)
+            && fm.fileExists(atPath: url.appendingPathComponent("Sources/CacheContract").path)
+    }
+
+    /// Finds the root by the documented search order; the error lists every place looked at.
+    public static func locate(explicit: String? = nil,
+                              environment: [String: String] = ProcessInfo.processInfo.environment,
+                              executablePath: String = CommandLine.arguments.first ?? "",
+                              currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> TemplateRoot {
+        var tried: [String] = []
+        func check(_ path: String) -> TemplateRoot? {
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            tried.append(url.path)
+            return isRoot(url) ? TemplateRoot(url: url) : nil
+        }
+        if let explicit {
+            if let root = check(explicit) { return root }
+            throw RenderError.templatesNotFound(tried: tried)
+        }
+        if let home = environment["XCFLEET_HOME"], !home.isEmpty {
+            if let root = check(home) { return root }
+            throw RenderError.templatesNotFound(tried: tried)
+        }
+        let exe = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath()
+        let bin = exe.deletingLastPathComponent()
+        if let root = check(bin.deletingLastPathComponent().appendingPathComponent("share/xcfleet").path) { return root }
+        for dir in ancestors(of: bin) { if let root = check(dir.path) { return root } }
+        for dir in ancestors(of: URL(fileURLWithPath: currentDirectory)) { if let root = check(dir.path) { return root } }
+        throw RenderError.templatesNotFound(tried: tried)
+    }
+
+    private static func ancestors(of url: URL) -> [URL] {
+        var out: [URL] = []
+        var cur = url.standardizedFileURL
+        for _ in 0..<32 {
+            out.append(cur)
+            let parent = cur.deletingLastPathComponent()
+            if parent.path == cur.path { break }
+            cur = parent
+        }
+        return out
+    }
+}
+
+/// What xcfleet knows about each template folder.
+public struct TemplateInfo: Equatable, Sendable {
+    public var name: String
+    /// Test target name in the rendered package.
+    public var testTarget: String
+    /// Capabilities a host needs to run it, beyond what the plan asks.
+    public var requires: [String]
+
+    public static let all: [TemplateInfo] = [
+        TemplateInfo(name: "cache-contract", testTarget: "CacheContractTests", requires: []),
+        TemplateInfo(name: "pressure-probes", testTarget: "PressureProbeTests", requires: []),
+        TemplateInfo(name: "combine-lifetime", testTarget: "CombineLifetimeTests", requires: ["combine"]),
+    ]
+
+    public static func named(_ name: String) -> TemplateInfo? { all.first { $0.name == name } }
+    public static var names: Set<String> { Set(all.map(\.name)) }
+}
+
+/// A deliberately broken variant (CONTRACT.md M): one file of a rendered package replaced.
+public struct MutantSpec: Equatable, Codable, Sendable {
+    public var id: String
+    /// What is broken, in words ("key without the account field").
+    public var fault: String
+    public var contract: String
+    /// The template whose gate suite must kill it.
+    public var template: String
+    /// Path inside the rendered package that the mutant replaces.
+    public var replaces: String
+    /// The replacement file, next to `mutant.json`.
+    public var file: String
+
+    /// Every mutant under `Templates/mutants/*/mutant.json`, sorted by id.
+    public static func all(in root: TemplateRoot) throws -> [MutantSpec] {
+        let dir = root.templates.appendingPathComponent("mutants")
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: dir.path) else { return [] }
+        var out: [MutantSpec] = []
+        for name in names.sorted() {
+            let manifest = dir.appendingPathComponent(name).appendingPathComponent("mutant.json")
+            guard fm.fileExists(atPath: manifest.path) else { continue }
+            do {
+                out.append(try JSONDecoder().decode(MutantSpec.self, from: Data(contentsOf: manifest)))
+            } catch {
+                throw RenderError.badMutant(manifest.path, "\(error)")
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+/// The rules that decide green and red (DESIGN decision 6). Pure functions over collated values.
+public enum Verdict {
+    /// Exit codes, documented in the README.
+    public enum ExitCode {
+        public static let green: Int32 = 0
+        public static let gateRed: Int32 = 1
+        public static let usage: Int32 = 2
+        public static let infrastructure: Int32 = 3
+        public static let interrupted: Int32 = 130
+    }
+
+    /// Why an attempt is not proven green; empty means green. `expected` lists `Class/test`
+    /// names from the manifest; they are matched by class name (module prefix ignored) and test name.
+    public static func problems(of attempt: AttemptReport, expected: [String]) -> [String] {
+        var out: [String] = []
+        if let infra = attempt.infraError { out.append("infrastructure: \(infra)") }
+        if let phase = attempt.timedOutPhase { out.append("timed out in phase \(phase.rawValue)") }
+        let observed = attempt.tests
+        let crashedEarly = !attempt.crashes.isEmpty && !observed.contains { $0.status == .passed || $0.status == .failed }
+        if crashedEarly {
+            out.append("crashed before tests ran: \(attempt.crashes[0])")
+        } else if !attempt.crashes.isEmpty {
+            out.append("test process crashed: \(attempt.crashes[0])")
+        }
+        if !attempt.buildErrors.isEmpty {
+            let first = attempt.buildErrors[0]
+            out.append("build error: \(location(first))\(first.message)")
+        }
+        let failed = observed.filter { $0.status == .failed }
+        if !failed.isEmpty {
+            let names = failed.prefix(5).map { "\($0.id.className)/\($0.id.name)" }.joined(separator: ", ")
+            out.append("\(failed.count) test\(failed.count == 1 ? "" : "s") failed: \(names)\(failed.count > 5 ? ", …" : "")")
+        } else if !attempt.unattributedFailures.isEmpty {
+            out.append("failure reported: \(location(attempt.unattributedFailures[0]))\(attempt.unattributedFailures[0].message)")
+        }
+        switch attempt.termination {
+        case .exited(0)?: break
+        case .exited(let code)?:
+            out.append("test process exited with status \(code)")
+        case .signaled(let sig)?:
+            out.append("test process killed by signal \(sig)")
+        case .timedOut(let which)?:
+            if attempt.timedOutPhase == nil { out.append("timed out (\(which) deadline)") }
+        case .connectionLost(let why)?:
+            if attempt.infraError == nil { out.append("connection lost: \(why)") }
+        case .cancelled?:
+            out.append("cancelled")
+        case nil:
+            if attempt.infraError == nil && attempt.timedOutPhase == nil { out.append("test command never completed") }
+        }
+        // Every expected test must be observed passing (skips do not count as passes).
+        let passed = Set(observed.filter { $0.status == .passed }.map { key($0.id.className, $0.id.name) })
+        let missing = expected.filter { name in
+            let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return !passed.contains(key("", name)) }
+            let cls = parts[0].split(separator: ".").last.map(String.init) ?? parts[0]
+            return !passed.contains(key(cls, parts[1]))
+        }
+        let failedKeys = Set(failed.map { key($0.id.className, $0.id.name) })
+        let notRun = missing.filter { name in
+            let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+            let cls = parts.first.flatMap { $0.split(separator: ".").last.map(String.init) } ?? ""
+            return !failedKeys.contains(key(cls, parts.last ?? name))
+        }
+        if !notRun.isEmpty && !crashedEarly {
+            out.append("\(notRun.count) expected test\(notRun.count == 1 ? " was" : "s were") not seen passing: \(notRun.prefix(3).joined(separator: ", "))\(notRun.count > 3 ? ", …" : "")")
+        }
+        if expected.isEmpty && observed.isEmpty && out.isEmpty {
+            out.append("no tests ran")
+        }
+        return out
+    }
+
+    /// How a job ended, from its attempts (oldest first).
+    public static func finalState(planned: JobPlanned, attempts: [AttemptReport], unschedulableReason: String?, runInterrupted: Bool) -> (JobFinalState, [String]) {
+        if let reason = unschedulableReason { return (.unschedulable, ["unschedulable: \(reason)"]) }
+        guard let last = attempts.last else {
+            return runInterrupted ? (.interrupted, ["interrupted before it started"]) : (.interrupted, ["never started"])
+        }
+        if last.lost && runInterrupted { return (.interrupted, ["interrupted during attempt \(last.number) on \(last.host)"]) }
+        if last.problems.isEmpty {
+            let earlierTestFailure = attempts.dropLast().contains { $0.infraError == nil && $0.timedOutPhase == nil && $0.tests.contains { $0.status == .failed } }
+            if earlierTestFailure { return (.flaky, ["failed, then passed on attempt \(last.number)"]) }
+            return (.passed, [])
+        }
+        if last.timedOutPhase != nil || { if case .timedOut? = last.termination { return true } else { return false } }() {
+            return (.timedOut, last.problems)
+        }
+        if last.infraError != nil || last.lost {
+            return (.infraFailed, ["infra-failed after \(attempts.count) attempt\(attempts.count == 1 ? "" : "s"): " + (last.problems.first ?? "host lost")])
+        }
+        return (.failed, last.problems)
+    }
+
+    /// A suite's status from its jobs. Mutant jobs pass the suite only when they fail (the mutant is killed).
+    public static func suiteStatus(spec: SuiteSpec, jobs: [JobReport], mutantFaults: [String: String]) -> (SuiteStatus, [String]) {
+        var reasons: [String] = []
+        let real = jobs.filter { $0.planned.mutant == nil }
+        let mutants = jobs.filter { $0.planned.mutant != nil }
+        if !jobs.isEmpty, jobs.allSatisfy({ $0.finalState == .unschedulable }) {
+            return (.unschedulable, Array(Set(jobs.flatMap(\.reasons))).sorted())
+        }
+        if jobs.contains(where: { $0.finalState == .interrupted }) {
+            return (.interrupted, ["the run was interrupted"])
+        }
+        if spec.kind == .probe {
+            let ok = real.contains { $0.finalState == .passed || $0.finalState == .failed || $0.finalState == .flaky }
+            return ok ? (.measured, []) : (.incomplete, real.flatMap(\.reasons))
+        }
+        for job in real {
+            switch job.finalState {
+            case .passed: break
+            case .flaky:
+                if !spec.allowFlaky { reasons.append("\(label(job)): flaky (the plan does not allow flaky)") }
+            case .failed, .timedOut, .infraFailed, .unschedulable, .interrupted:
+                reasons.append(contentsOf: job.reasons.map { "\(label(job)): \($0)" })
+            }
+        }
+        for job in mutants {
+            let id = job.planned.mutant ?? "?"
+            switch job.finalState {
+            case .failed: break // killed
+            case .passed, .flaky:
+                reasons.append("the suite does not catch: \(mutantFaults[id] ?? id) (mutant \(id) survived)")
+            case .timedOut, .infraFailed, .unschedulable, .interrupted:
+                reasons.append("mutant \(id) could not be checked: \(job.reasons.first ?? job.finalState.rawValue)")
+            }
+        }
+        if jobs.isEmpty { reasons.append("no jobs were planned") }
+        return (reasons.isEmpty ? .green : .red, reasons)
+    }
+
+    /// The run's exit code and one-line verdict. Probes never change it.
+    public static func exitCode(suites: [SuiteReport], interrupted: Bool, allHostsUnusable: Bool) -> (Int32, String) {
+        if interrupted { return (ExitCode.interrupted, "interrupted: partial report") }
+        let gates = suites.filter { $0.spec.kind == .gate }
+        let red = gates.filter { $0.status == .red }
+        let testRed = red.filter { suite in suite.jobs.contains { $0.finalState == .failed || $0.finalState == .flaky || $0.finalState == .timedOut } || suite.reasons.contains { $0.contains("does not catch") } }
+        if !testRed.isEmpty {
+            return (ExitCode.gateRed, "gates red: " + testRed.map { "\($0.spec.name) (\($0.reasons.first ?? "red"))" }.joined(separator: "; "))
+        }
+        let infra = gates.filter { $0.status == .red || $0.status == .unschedulable || $0.status == .interrupted }
+        if !infra.isEmpty || allHostsUnusable {
+            let why = infra.map { "\($0.spec.name) (\($0.reasons.first ?? $0.status.rawValue))" }.joined(separator: "; ")
+            return (ExitCode.infrastructure, "infrastructure: " + (why.isEmpty ? "no host could be used" : why))
+        }
+        if gates.isEmpty { return (ExitCode.green, "no gates in this plan; probes only") }
+        return (ExitCode.green, "all \(gates.count) gate\(gates.count == 1 ? "" : "s") green")
+    }
+
+    private static func key(_ cls: String, _ name: String) -> String { cls + "/" + name }
+
+    private static func location(_ f: FailureDetail) -> String {
+        guard let file = f.file else { return "" }
+        return f.line.map { "\(file):\($0): " } ?? "\(file): "
+    }
+
+    private static func label(_ job: JobReport) -> String {
+        var s = job.planned.jobID
+        if let host = job.attempts.last?.host { s += "@\(host)" }
+        return s
+    }
+}

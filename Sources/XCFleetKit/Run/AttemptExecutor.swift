@@ -1,0 +1,169 @@
+import Foundation
+
+/// Runs one attempt of one job on one leased host slot: push, build, test, cleanup. Every phase
+/// change and parsed event goes to the event log as it happens; raw output goes to `logs/`.
+struct AttemptExecutor: Sendable {
+    var job: PlannedJob
+    var ref: AttemptRef
+    var shell: any RemoteShell
+    var log: EventLog
+    var logsDirectory: URL
+    var driver = SwiftPMDriver()
+
+    /// Returns what ended the attempt, and the outcome the scheduler needs.
+    func execute() async -> (AttemptEnded, Scheduler.AttemptOutcome) {
+        let timeouts = job.spec.timeouts
+        let collector = EventCollector(ref: ref, log: log, secrets: shell.host.secrets,
+                                       rawLog: logsDirectory.appendingPathComponent(AttemptExecutor.logName(ref)))
+        defer { collector.close() }
+        var directory: String?
+        var ended = AttemptEnded()
+
+        func phase<T>(_ p: Phase, _ body: () async throws -> T) async rethrows -> T {
+            log.append(.phaseStarted(ref, phase: p))
+            defer { log.append(.phaseFinished(ref, phase: p)) }
+            return try await body()
+        }
+
+        do {
+            let dir = try await phase(.push) { () async throws -> String in
+                let dir = try await withDeadline(timeouts.push, phase: .push, host: shell.host.name) { try await shell.makeJobDirectory(jobID: ref.jobID) }
+                let outcome = try await withDeadline(timeouts.push, phase: .push, host: shell.host.name) { try await shell.push(job.workspace, to: dir) }
+                switch outcome {
+                case .pushed(let bytes): log.append(.note("\(ref.jobID) attempt \(ref.attempt): pushed \(bytes) bytes to \(shell.host.name)"))
+                case .unchanged: log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(shell.host.name) already had this package"))
+                }
+                return dir
+            }
+            directory = dir
+            phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter), timeouts.test)] {
+                let termination = try await phase(p) {
+                    try await shell.run(command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
+                        collector.consume(chunk)
+                    }
+                }
+                collector.finishStream()
+                ended.termination = termination
+                switch termination {
+                case .exited(0):
+                    continue phases
+                case .timedOut:
+                    ended.timedOutPhase = p
+                case .connectionLost(let why):
+                    ended.infraError = "connection to \(shell.host.name) lost during \(p.rawValue): \(why)"
+                case .exited(let code) where p == .build:
+                    if !collector.events.contains(where: { if case .buildError = $0 { return true } else { return false } }) {
+                        collector.inject(.buildError(file: nil, line: nil, message: "swift build exited with status \(code)"))
+                    }
+                case .cancelled, .exited, .signaled:
+                    break
+                }
+                break phases
+            }
+        } catch let error as RemoteShellError {
+            if error.kind == .timeout { ended.timedOutPhase = .push }
+            ended.infraError = error.description
+        } catch is CancellationError {
+            ended.termination = .cancelled
+        } catch {
+            ended.infraError = "\(shell.host.name): \(error)"
+        }
+
+        if let dir = directory {
+            await phase(.cleanup) {
+                do {
+                    try await withDeadline(timeouts.cleanup, phase: .cleanup, host: shell.host.name) { try await shell.removeJobDirectory(dir) }
+                } catch {
+                    log.append(.note("\(ref.jobID) attempt \(ref.attempt): cleanup on \(shell.host.name) failed: \(error)"))
+                }
+            }
+        }
+        log.append(.attemptEnded(ref, ended))
+
+        let report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
+        let problems = Verdict.problems(of: report, expected: job.planned.expectedTests)
+        let outcome: Scheduler.AttemptOutcome
+        if let infra = ended.infraError { outcome = .infraFailure(infra) }
+        else if let phase = ended.timedOutPhase { outcome = .timedOut(phase: phase.rawValue) }
+        else if ended.termination == .cancelled { outcome = .infraFailure("cancelled") }
+        else if problems.isEmpty { outcome = .passed }
+        else { outcome = .testsFailed }
+        return (ended, outcome)
+    }
+
+    static func logName(_ ref: AttemptRef) -> String {
+        String(ref.jobID.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }) + "-a\(ref.attempt).log"
+    }
+}
+
+/// Runs `body`, failing with a timeout `RemoteShellError` when it takes longer than `seconds`.
+func withDeadline<T: Sendable>(_ seconds: Double, phase: Phase, host: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            throw RemoteShellError(.timeout, host: host, "\(phase.rawValue) took longer than \(Int(seconds)) s")
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw CancellationError() }
+        return first
+    }
+}
+
+/// Receives output chunks (serially), redacts, writes the raw log, parses, and appends events.
+final class EventCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var parser = OutputParser()
+    private var redactor: Redactor
+    private let ref: AttemptRef
+    private let log: EventLog
+    private let raw: FileHandle?
+    private(set) var eventsStore: [TestEvent] = []
+
+    init(ref: AttemptRef, log: EventLog, secrets: [String], rawLog: URL) {
+        self.ref = ref
+        self.log = log
+        redactor = Redactor(secrets: secrets)
+        try? FileManager.default.createDirectory(at: rawLog.deletingLastPathComponent(), withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: rawLog.path, contents: nil)
+        raw = try? FileHandle(forWritingTo: rawLog)
+    }
+
+    var events: [TestEvent] { lock.lock(); defer { lock.unlock() }; return eventsStore }
+
+    func consume(_ chunk: OutputChunk) {
+        lock.lock(); defer { lock.unlock() }
+        let bytes = redactor.consume(chunk.bytes)
+        feed(bytes)
+    }
+
+    /// End of one command's output: flush partial lines so the next command starts clean.
+    func finishStream() {
+        lock.lock(); defer { lock.unlock() }
+        feed(redactor.flush())
+        for e in parser.finish() { record(e) }
+        parser = OutputParser()
+    }
+
+    func close() {
+        lock.lock(); defer { lock.unlock() }
+        try? raw?.close()
+    }
+
+    /// Records an event the runner concluded itself (not parsed from output).
+    func inject(_ e: TestEvent) {
+        lock.lock(); defer { lock.unlock() }
+        record(e)
+    }
+
+    private func feed(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        raw?.write(Data(bytes))
+        for e in parser.consume(bytes) { record(e) }
+    }
+
+    private func record(_ e: TestEvent) {
+        eventsStore.append(e)
+        log.append(.test(ref, event: e))
+    }
+}

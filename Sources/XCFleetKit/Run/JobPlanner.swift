@@ -1,0 +1,58 @@
+import Foundation
+
+/// A job ready to run: what the event log records, plus the rendered package and its command options.
+public struct PlannedJob: Sendable {
+    public var planned: JobPlanned
+    public var spec: SuiteSpec
+    public var workspace: Workspace
+    /// Tests this job runs when it is one shard of a suite (`nil`: the whole suite).
+    public var filter: [String]?
+    /// Capabilities a host needs (plan `requires` + the template's own).
+    public var requires: [String]
+}
+
+/// Turns a plan into jobs: suite × shard × repetition, plus one job per mutant when asked.
+public struct JobPlanner: Sendable {
+    public var renderer: Renderer
+    public var mutants: [MutantSpec]
+    /// Earlier durations by `Class/test`, for equal-time shards (empty: equal counts).
+    public var durations: [String: Double]
+
+    public init(renderer: Renderer, mutants: [MutantSpec], durations: [String: Double] = [:]) {
+        self.renderer = renderer
+        self.mutants = mutants
+        self.durations = durations
+    }
+
+    public func jobs(for plan: TestPlan, forceMutants: Bool = false) throws -> [PlannedJob] {
+        var out: [PlannedJob] = []
+        for suite in plan.suites {
+            let requires = Array(Set(suite.requires + (TemplateInfo.named(suite.template)?.requires ?? []))).sorted()
+            for rep in 0..<max(1, suite.repetitions) {
+                let rendered = try renderer.render(suite, repetition: rep)
+                let shardCount = max(1, min(suite.shards, rendered.manifest.tests.count))
+                let buckets = shardCount > 1 ? Sharder.split(tests: rendered.manifest.tests, durations: durations, shards: shardCount) : [rendered.manifest.tests]
+                for (shard, tests) in buckets.enumerated() {
+                    var id = suite.name
+                    if suite.repetitions > 1 { id += "#r\(rep + 1)" }
+                    if shardCount > 1 { id += "#s\(shard + 1)of\(shardCount)" }
+                    let planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
+                                             repetition: rep, mutant: nil, expectedTests: tests)
+                    out.append(PlannedJob(planned: planned, spec: suite, workspace: rendered.workspace,
+                                          filter: shardCount > 1 ? tests : nil, requires: requires))
+                }
+            }
+            if suite.kind == .gate && (suite.mutants || forceMutants) {
+                for mutant in mutants where mutant.template == suite.template {
+                    let rendered = try renderer.render(suite, repetition: 0, mutant: mutant)
+                    let planned = JobPlanned(jobID: "\(suite.name)#mutant-\(mutant.id)", suite: suite.name, kind: suite.kind,
+                                             mutant: mutant.id, expectedTests: rendered.manifest.tests)
+                    var spec = suite
+                    spec.retries.testFailures = 0 // a mutant's failure is the expected outcome: never rerun it
+                    out.append(PlannedJob(planned: planned, spec: spec, workspace: rendered.workspace, filter: nil, requires: requires))
+                }
+            }
+        }
+        return out
+    }
+}
