@@ -72,7 +72,12 @@ struct AttemptExecutor: Sendable {
         if let dir = directory {
             await phase(.cleanup) {
                 do {
-                    try await withDeadline(timeouts.cleanup, phase: .cleanup, host: shell.host.name) { try await shell.removeJobDirectory(dir) }
+                    // Cleanup runs even when the attempt was cancelled (Ctrl-C): detached, so it
+                    // does not inherit the cancellation, but still under its own deadline.
+                    let shell = self.shell
+                    try await Task.detached {
+                        try await withDeadline(timeouts.cleanup, phase: .cleanup, host: shell.host.name) { try await shell.removeJobDirectory(dir) }
+                    }.value
                 } catch {
                     log.append(.note("\(ref.jobID) attempt \(ref.attempt): cleanup on \(shell.host.name) failed: \(error)"))
                 }

@@ -1,0 +1,215 @@
+import XCTest
+@testable import XCFleetKit
+
+/// The real thing on the built-in local host: the `xcfleet` binary renders, pushes, builds and
+/// runs the contract packages with `swift test`, and writes the run directory.
+final class EndToEndTests: XCTestCase {
+    private var runs: URL!
+
+    override func setUpWithError() throws {
+        runs = try TestPaths.temporaryDirectory("e2e-runs")
+    }
+
+    private func xcfleet(_ args: [String], environment: [String: String] = [:]) throws -> CommandResult {
+        try runCommand(TestPaths.xcfleetBinary, args, cwd: TestPaths.packageRoot, environment: environment)
+    }
+
+    private func onlyRunDirectory() throws -> URL {
+        let dirs = try FileManager.default.contentsOfDirectory(atPath: runs.path)
+        XCTAssertEqual(dirs.count, 1, "one run directory: \(dirs)")
+        return runs.appendingPathComponent(try XCTUnwrap(dirs.first))
+    }
+
+    private func report(_ dir: URL) throws -> RunReport {
+        try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: dir.appendingPathComponent("report.json")))
+    }
+
+    /// A copy of the templates and core sources, for tests that break the core on purpose.
+    private func copyOfRoot() throws -> URL {
+        let root = try TestPaths.temporaryDirectory("root")
+        for part in ["Templates", "Sources/CacheContract"] {
+            let dest = root.appendingPathComponent(part)
+            try FileManager.default.createDirectory(at: dest.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent(part), to: dest)
+        }
+        return root
+    }
+
+    func testCacheContractPlanIsGreenOnTheLocalHostAndReportsRebuildIdentically() throws {
+        let result = try xcfleet(["run", "Plans/cache-contract.json", "--runs", runs.path])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("GREEN"), result.stdout)
+        let dir = try onlyRunDirectory()
+        for file in ["events.jsonl", "report.json", "junit.xml", "summary.md", "report.html"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "missing \(file)")
+        }
+        let report = try report(dir)
+        let job = try XCTUnwrap(report.suites.first?.jobs.first)
+        XCTAssertEqual(job.finalState, .passed)
+        XCTAssertGreaterThanOrEqual(job.planned.expectedTests.count, 9)
+        XCTAssertEqual(report.totals.testsPassed, job.planned.expectedTests.count, "every manifest test observed passing")
+        let ids = Set(job.decisive?.tests.flatMap(\.contractIDs) ?? [])
+        for id in ["C1", "C2", "C3", "C4", "C5", "C6", "C7", "C10", "C11"] { XCTAssertTrue(ids.contains(id), "no test for \(id)") }
+
+        // Rebuilding from events.jsonl alone gives byte-identical reports.
+        var before: [String: Data] = [:]
+        for file in ["report.json", "junit.xml", "summary.md", "report.html"] { before[file] = try Data(contentsOf: dir.appendingPathComponent(file)) }
+        for file in before.keys { try FileManager.default.removeItem(at: dir.appendingPathComponent(file)) }
+        let rebuilt = try xcfleet(["report", dir.path])
+        XCTAssertEqual(rebuilt.status, 0, rebuilt.stderr)
+        for (file, data) in before { XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent(file)), data, "\(file) differs after rebuild") }
+    }
+
+    func testBreakingAContractRuleTurnsTheGateRedWithItsContractID() throws {
+        let root = try copyOfRoot()
+        // Break C1 in the core: the key forgets the account.
+        let keyFile = root.appendingPathComponent("Sources/CacheContract/MemoryKey.swift")
+        let mutant = root.appendingPathComponent("Templates/mutants/key-without-account/MemoryKey.swift")
+        try FileManager.default.removeItem(at: keyFile)
+        try FileManager.default.copyItem(at: mutant, to: keyFile)
+        let result = try xcfleet(["run", "Plans/cache-contract.json", "--runs", runs.path, "--templates", root.path])
+        XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("RED"), result.stdout)
+        let report = try report(try onlyRunDirectory())
+        let failed = report.suites[0].jobs[0].decisive?.tests.filter { $0.status == .failed } ?? []
+        XCTAssertFalse(failed.isEmpty)
+        XCTAssertTrue(failed.contains { $0.contractIDs.contains("C1") }, "\(failed.map(\.id))")
+        XCTAssertTrue(failed.allSatisfy { !$0.failures.isEmpty }, "each failure has its message")
+    }
+
+    func testEveryCacheMutantIsKilled() throws {
+        let result = try xcfleet(["run", "Plans/cache-contract.json", "--mutants", "--runs", runs.path])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let report = try report(try onlyRunDirectory())
+        let mutants = report.suites[0].jobs.filter { $0.planned.mutant != nil }
+        XCTAssertGreaterThanOrEqual(mutants.count, 6, "all cache mutants ran")
+        for job in mutants { XCTAssertEqual(job.finalState, .failed, "mutant \(job.planned.mutant ?? "") survived") }
+        XCTAssertTrue(result.stdout.contains("mutants killed \(mutants.count)/\(mutants.count)"), result.stdout)
+    }
+
+    func testSurvivingMutantFailsTheRunNamingTheFault() throws {
+        let root = try copyOfRoot()
+        // A "mutant" that changes nothing: the suite cannot catch it.
+        let dir = root.appendingPathComponent("Templates/mutants/zz-no-change")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: root.appendingPathComponent("Sources/CacheContract/MemoryKey.swift"), to: dir.appendingPathComponent("MemoryKey.swift"))
+        let spec = #"{"id": "zz-no-change", "fault": "a change the suite cannot see", "contract": "C1", "template": "cache-contract", "replaces": "Sources/CacheContract/MemoryKey.swift", "file": "MemoryKey.swift"}"#
+        try Data(spec.utf8).write(to: dir.appendingPathComponent("mutant.json"))
+        // Keep the run short: only this mutant.
+        for other in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Templates/mutants").path) where other != "zz-no-change" {
+            try FileManager.default.removeItem(at: root.appendingPathComponent("Templates/mutants/\(other)"))
+        }
+        let result = try xcfleet(["run", "Plans/cache-contract.json", "--mutants", "--runs", runs.path, "--templates", root.path])
+        XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("the suite does not catch: a change the suite cannot see"), result.stdout)
+    }
+
+    func testBrokenPlanListsEveryProblemWithExitCode2() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let plan = dir.appendingPathComponent("broken.json")
+        try Data(#"""
+        {
+          "name": "broken",
+          "suites": [
+            {"name": "a", "template": "cache-contract", "timout": 5},
+            {"name": "b", "template": "no-such-template", "timeoutSeconds": 0},
+            {"name": "c", "template": "cache-contract", "shards": "two"}
+          ]
+        }
+        """#.utf8).write(to: plan)
+        let result = try xcfleet(["run", plan.path, "--runs", runs.path])
+        XCTAssertEqual(result.status, 2)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertGreaterThanOrEqual(lines.count, 4, result.stderr)
+        for path in ["suites[0].timout", "suites[1].template", "suites[1].timeoutSeconds", "suites[2].shards"] {
+            XCTAssertTrue(result.stderr.contains(path), "\(path) not reported in:\n\(result.stderr)")
+        }
+        XCTAssertTrue(lines.allSatisfy { $0.contains("broken.json") }, "every line names the file")
+        XCTAssertFalse(result.stderr.contains("Fatal error"))
+        let started = (try? FileManager.default.contentsOfDirectory(atPath: runs.path)) ?? []
+        XCTAssertEqual(started, [], "no run started")
+    }
+
+    func testUsageErrorsAreOneLineWithExitCode2() throws {
+        for args in [["run"], ["frobnicate"], ["run", "Plans/cache-contract.json", "--bogus"], ["run", "/no/such/plan.json"]] {
+            let result = try xcfleet(args)
+            XCTAssertEqual(result.status, 2, "\(args): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(args): \(result.stderr)")
+        }
+    }
+
+    func testRenderedPackagePassesSwiftTestOnItsOwn() throws {
+        let out = try TestPaths.temporaryDirectory("render")
+        let result = try xcfleet(["render", "Plans/cache-contract.json", "--out", out.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let packages = try FileManager.default.contentsOfDirectory(atPath: out.path)
+        let pkg = out.appendingPathComponent(try XCTUnwrap(packages.first))
+        let manifest = try JSONDecoder().decode(SuiteManifest.self, from: Data(contentsOf: pkg.appendingPathComponent("xcfleet-manifest.json")))
+        XCTAssertFalse(manifest.tests.isEmpty)
+        let settings = try String(contentsOf: pkg.appendingPathComponent("Tests/CacheContractTests/XCFleetSettings.swift"), encoding: .utf8)
+        XCTAssertTrue(settings.contains("Generated by xcfleet"))
+        let swift = try runCommand(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "test"], cwd: pkg)
+        XCTAssertEqual(swift.status, 0, String(swift.stdout.suffix(2000)) + String(swift.stderr.suffix(2000)))
+        XCTAssertTrue(swift.stdout.contains("Executed \(manifest.tests.count) tests, with 0 failures"), String(swift.stdout.suffix(1500)))
+    }
+
+    func testInterruptWritesAPartialReportAndExits130() throws {
+        let p = Process()
+        p.executableURL = TestPaths.xcfleetBinary
+        p.arguments = ["run", "Plans/cache-contract.json", "--runs", runs.path]
+        p.currentDirectoryURL = TestPaths.packageRoot
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Wait until the build phase has started, then Ctrl-C.
+        let deadline = Date().addingTimeInterval(60)
+        var sawBuild = false
+        while Date() < deadline, !sawBuild {
+            Thread.sleep(forTimeInterval: 0.2)
+            if let dir = try? FileManager.default.contentsOfDirectory(atPath: runs.path).first,
+               let events = try? String(contentsOf: runs.appendingPathComponent(dir).appendingPathComponent("events.jsonl"), encoding: .utf8) {
+                sawBuild = events.contains(#""phase":"build""#)
+            }
+        }
+        XCTAssertTrue(sawBuild, "the run reached the build phase")
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130)
+        let report = try report(try onlyRunDirectory())
+        XCTAssertTrue(report.interrupted)
+        XCTAssertEqual(report.suites[0].jobs[0].finalState, .interrupted)
+        let jobDirs = report.suites[0].jobs[0].attempts.map(\.phases).flatMap { $0 }.map(\.phase)
+        XCTAssertTrue(jobDirs.contains(.cleanup), "the job directory was cleaned up: \(jobDirs)")
+    }
+
+    func testProbesReportMetricsAndNeverChangeTheExitCode() throws {
+        let result = try xcfleet(["run", "Plans/pressure-probes.json", "--runs", runs.path])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let report = try report(try onlyRunDirectory())
+        let probe = try XCTUnwrap(report.probes.first)
+        XCTAssertEqual(probe.status, .measured)
+        let metrics = probe.jobs.compactMap(\.decisive).flatMap(\.metrics)
+        XCTAssertTrue(metrics.contains { $0.name == "hit_rate" }, "\(metrics.map(\.name))")
+        XCTAssertTrue(metrics.contains { $0.name == "memory_delta" }, "\(metrics.map(\.name))")
+        XCTAssertGreaterThan(Set(metrics.compactMap { $0.labels["rep"] }).count, 1, "repetitions show the spread")
+    }
+
+    func testCombineSuiteIsUnschedulableOnALinuxOnlyFleet() throws {
+        let result = try xcfleet(["run", "Plans/combine-lifetime.json", "--runs", runs.path])
+        XCTAssertEqual(result.status, 3, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("unschedulable"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("combine"), result.stdout)
+        let report = try report(try onlyRunDirectory())
+        XCTAssertEqual(report.suites[0].status, .unschedulable)
+    }
+
+    func testParseCollatesAnExistingLog() throws {
+        let log = TestPaths.packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/logs/linux-crash-before-tests.txt")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: log.path), "fixture not present yet")
+        let junit = try TestPaths.temporaryDirectory().appendingPathComponent("junit.xml")
+        let result = try xcfleet(["parse", log.path, "--junit", junit.path])
+        XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("crashed before tests ran"), result.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: junit.path))
+    }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh Debian machine: installs what is missing, builds, runs every test.
+# Tests that need sshd, network namespaces or Chromium run for real here (CI=true makes a missing tool a failure).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+scripts/install-deps.sh --test || exit 1
+swift build --build-tests 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Linking|Write|Planning)' ; build=${PIPESTATUS[0]}
+[ "$build" -eq 0 ] || { echo "test.sh: build failed"; exit 1; }
+if [ -x scripts/check-combine-syntax.sh ]; then
+  scripts/check-combine-syntax.sh || { echo "test.sh: Combine templates do not parse"; exit 1; }
+fi
+log=$(mktemp -t xcfleet-test-XXXX.log)
+swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"; status=${PIPESTATUS[0]}
+# One plain closing line with the XCTest totals (the last "Executed" line is the overall one).
+summary=$(grep -E "Executed [0-9]+ tests?, with" "$log" | tail -n 1)
+executed=$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$summary")
+failures=$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$summary")
+skipped=$(grep -oE 'with [0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
+executed=${executed:-0}; failures=${failures:-0}; skipped=${skipped:-0}
+echo "tests: $((executed - failures - skipped)) passed, $failures failed, $skipped skipped"
+rm -f "$log"
+exit "$status"
