@@ -1,0 +1,4 @@
+import XCTest
+@testable import XCFleetKit
+
+final class OutputParserTests: XCTestCase {}
