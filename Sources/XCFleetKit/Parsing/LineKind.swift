@@ -197,6 +197,10 @@ extension LineKind {
         guard let (name, after) = swiftTestingName(l, p) else { return false }
         let id = TestIdentifier(suite: "", name: name)
         var q = after
+        // A parameterised test ends with `Test f(x:) with 2 test cases passed|failed after …`.
+        if l.has(" with ", at: q) {
+            if let at = l.find(" passed after ", from: q) ?? l.find(" failed after ", from: q) { q = at }
+        }
         if l.has(" started", at: q) {
             events.append(.testStarted(id, framework: .swiftTesting))
         } else if l.has(" passed after ", at: q) {
