@@ -26,6 +26,9 @@ public struct OutputParser: Sendable {
 
     public init() {}
 
+    /// Bytes held for the current unterminated line (never more than `maxLineBytes`).
+    var bufferedByteCount: Int { pending.count }
+
     /// Feed bytes as they arrive (any chunking); returns the events completed by these bytes, in order.
     public mutating func consume<C: Collection>(_ bytes: C) -> [TestEvent] where C.Element == UInt8 {
         var events: [TestEvent] = []
