@@ -77,7 +77,16 @@ func grepCount(_ file: URL) throws -> (Int, Double) {
 let minimumBytes = 50 * 1024 * 1024
 let chunk = 64 * 1024
 print("bench-parser: logs from \(dir.path)")
-print(String(format: "%-12@ %8@ %10@ %12@ %10@ %12@ %10@ %8@", "corpus", "MB", "events", "parser MB/s", "events/s", "grep lines", "grep MB/s", "ratio"))
+/// Right-aligns (or left-aligns, for the first column) to a fixed width.
+func cell(_ text: String, _ width: Int, left: Bool = false) -> String {
+    let pad = String(repeating: " ", count: max(0, width - text.count))
+    return left ? text + pad : pad + text
+}
+let widths = [12, 8, 10, 12, 12, 12, 10, 8]
+func row(_ cells: [String]) -> String {
+    zip(cells, widths).enumerated().map { cell($1.0, $1.1, left: $0 == 0) }.joined(separator: " ")
+}
+print(row(["corpus", "MB", "events", "parser MB/s", "events/s", "grep lines", "grep MB/s", "ratio"]))
 for (label, source) in [("build-log", buildLog), ("test-logs", testLogs)] {
     let bytes = repeated(source, toAtLeast: minimumBytes)
     let megabytes = Double(bytes.count) / 1e6
@@ -116,7 +125,8 @@ for (label, source) in [("build-log", buildLog), ("test-logs", testLogs)] {
     }
     let parserRate = megabytes / best
     let grepRate = megabytes / grepBest
-    print(String(format: "%-12@ %8.1f %10d %12.0f %10.0f %12d %10.0f %8.2f", label, megabytes, eventCount,
-                 parserRate, Double(eventCount) / best, grepLines, grepRate, parserRate / grepRate))
+    print(row([label, String(format: "%.1f", megabytes), "\(eventCount)", String(format: "%.0f", parserRate),
+               String(format: "%.0f", Double(eventCount) / best), "\(grepLines)", String(format: "%.0f", grepRate),
+               String(format: "%.2f", parserRate / grepRate)]))
 }
 print("ratio = parser MB/s ÷ grep MB/s (best of 3, 64 KiB chunks, release build expected)")

@@ -381,7 +381,7 @@ extension LineKind {
 
     /// `… exited with unexpected signal code N` anywhere in a line.
     static func signalExit(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
-        guard l.find("xited with unexpected signal code", anchor: 13) != nil else { return false }
+        guard l.find("xited with unexpected signal code", anchor: 6) != nil else { return false }
         events.append(.crash(message: l.string(from: 0)))
         return true
     }
