@@ -102,6 +102,7 @@ final class OutputParserTests: XCTestCase {
             "end xctest LoaderTests|testMissPath passed 0.012s on My Mac - xctest (5120)",
             "end xctest LoaderTests|testSkipped skipped 0.0s on My Mac - xctest (5120)",
             "end xctest LoaderTests|testGeneration failed 0.3s on My Mac - xctest (5121)",
+            "end xctest CacheTests.CacheSuite|overwrite passed 0.004s on My Mac - xctest (5122)",
         ])
     }
 
