@@ -266,6 +266,22 @@ final class OutputParserTests: XCTestCase {
         ])
     }
 
+    /// A glyph may carry a variation selector (U+FE0E/FE0F) before the blanks; the words, not
+    /// the glyph, decide the event.
+    func testGlyphVariantsAndUnknownGlyphs() {
+        let text = "\u{2714}\u{FE0E} Test a() passed after 0.5 seconds.\n"
+            + "\u{2716}\u{FE0F}  Test b() passed after 0.25 seconds with 1 known issue.\n"
+            + "\u{1F4A3} Program crashed: Bad pointer dereference at 0x0\n"
+            + "\u{100884}Test c() started.\n"          // no blank after the glyph: not Swift Testing
+            + "\u{FFFD} Suite S started.\n"
+        XCTAssertEqual(OutputParser.parse(text).map(compact), [
+            "end swiftTesting a() passed 0.5s",
+            "end swiftTesting b() passed 0.25s",
+            "crash Program crashed: Bad pointer dereference at 0x0",
+            "suite+ S",
+        ])
+    }
+
     // MARK: - Chunking
 
     /// Every repository fixture gives the same events fed 1, 7 or a random number of bytes at a time.
