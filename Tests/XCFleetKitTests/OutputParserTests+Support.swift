@@ -1,0 +1,132 @@
+import Foundation
+import XCTest
+@testable import XCFleetKit
+
+/// Fixture locations and compact event descriptions shared by the OutputParser tests.
+enum ParserFixtures {
+    /// The package root: the folder holding `Package.swift` above this file.
+    static let packageRoot: URL = {
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while dir.path != "/" {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    }()
+
+    /// Self-written fixtures inside the repository.
+    static let repoLogs = packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/logs")
+
+    /// The recorded logs: `../shared/fixtures/logs` from the package root; from a worktree
+    /// nested one level deeper (`wt/<name>`), the same folder two levels up.
+    static func sharedLogs() throws -> URL {
+        for up in ["../shared", "../../shared"] {
+            let dir = packageRoot.appendingPathComponent(up).appendingPathComponent("fixtures/logs").standardizedFileURL
+            if FileManager.default.fileExists(atPath: dir.path) { return dir }
+        }
+        throw XCTSkip("recorded logs not found: expected ../shared/fixtures/logs next to the package root (\(packageRoot.path))")
+    }
+
+    static func data(_ url: URL) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw XCTSkip("cannot read \(url.path)")
+        }
+        return data
+    }
+
+    static func repoLog(_ name: String) throws -> Data {
+        let url = repoLogs.appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            XCTFail("repository fixture missing: \(url.path)")
+            return Data()
+        }
+        return data
+    }
+
+    static func repoLogNames() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: repoLogs.path).filter { $0.hasSuffix(".txt") }.sorted()
+    }
+}
+
+/// Test results counted from `.testFinished` events, per framework.
+struct ResultCounts: Equatable, CustomStringConvertible {
+    var passed = 0
+    var failed = 0
+    var skipped = 0
+
+    init(passed: Int = 0, failed: Int = 0, skipped: Int = 0) {
+        self.passed = passed
+        self.failed = failed
+        self.skipped = skipped
+    }
+
+    init(_ events: [TestEvent], framework: TestFramework) {
+        for case let .testFinished(_, status, _, fw, _) in events where fw == framework {
+            switch status {
+            case .passed: passed += 1
+            case .failed: failed += 1
+            case .skipped: skipped += 1
+            }
+        }
+    }
+
+    var description: String { "\(passed) passed / \(failed) failed / \(skipped) skipped" }
+}
+
+/// One short line per event, so expected streams read like the logs they come from.
+func compact(_ event: TestEvent) -> String {
+    func secs(_ s: Double?) -> String { s.map { " \($0)s" } ?? "" }
+    func id(_ i: TestIdentifier?) -> String { i.map { $0.suite.isEmpty ? $0.name : "\($0.suite)|\($0.name)" } ?? "-" }
+    switch event {
+    case let .suiteStarted(name):
+        return "suite+ \(name)"
+    case let .suiteFinished(name, passed):
+        return "suite- \(name) \(passed ? "passed" : "failed")"
+    case let .testStarted(i, fw):
+        return "start \(fw.rawValue) \(id(i))"
+    case let .testFinished(i, status, seconds, fw, clone):
+        return "end \(fw.rawValue) \(id(i)) \(status.rawValue)\(secs(seconds))\(clone.map { " on \($0)" } ?? "")"
+    case let .testFailure(i, file, line, message):
+        return "fail \(id(i)) \(file ?? "-"):\(line.map(String.init) ?? "-") \(message)"
+    case let .testSkipped(i, reason):
+        return "skip \(id(i)) \(reason ?? "-")"
+    case let .xctestSummary(executed, skipped, failures, unexpected, seconds):
+        return "xctest-summary \(executed)/\(skipped)/\(failures)/\(unexpected)\(secs(seconds))"
+    case let .swiftTestingSummary(tests, suites, passed, issues, seconds):
+        return "st-summary \(tests) in \(suites.map(String.init) ?? "-") \(passed ? "passed" : "failed") issues \(issues.map(String.init) ?? "-")\(secs(seconds))"
+    case let .crash(message):
+        return "crash \(message)"
+    case let .buildError(file, line, message):
+        return "build-error \(file ?? "-"):\(line.map(String.init) ?? "-") \(message)"
+    case let .metric(m):
+        let labels = m.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        return "metric \(m.name)=\(m.value) \(m.unit)\(labels.isEmpty ? "" : " " + labels)"
+    }
+}
+
+/// Feeds `data` through one parser in the chunk sizes `sizes` yields (cycled), then finishes.
+func parseChunked(_ data: Data, sizes: () -> Int) -> [TestEvent] {
+    let bytes = [UInt8](data)
+    var parser = OutputParser()
+    var events: [TestEvent] = []
+    var offset = 0
+    while offset < bytes.count {
+        let end = min(bytes.count, offset + max(1, sizes()))
+        events += parser.consume(bytes[offset..<end])
+        offset = end
+    }
+    events += parser.finish()
+    return events
+}
+
+/// A small deterministic generator (SplitMix64) so random chunkings are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
