@@ -30,7 +30,7 @@ let package = Package(
             dependencies: ["CacheContract"],
             path: "Templates/cache-contract"
         ),
-        .testTarget(name: "XCFleetKitTests", dependencies: ["XCFleetKit", "CacheContract"]),
+        .testTarget(name: "XCFleetKitTests", dependencies: ["XCFleetKit", "CacheContract"], exclude: ["Fixtures"]),
         .testTarget(name: "SSHClientTests", dependencies: ["SSHClient", "XCFleetKit"]),
 
         // Benchmarks (release builds print figures side by side with a reference tool).

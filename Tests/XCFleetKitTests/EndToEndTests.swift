@@ -204,8 +204,7 @@ final class EndToEndTests: XCTestCase {
     }
 
     func testParseCollatesAnExistingLog() throws {
-        let log = TestPaths.packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/logs/linux-crash-before-tests.txt")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: log.path), "fixture not present yet")
+        let log = TestPaths.packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/logs/linux_xctest_crash.txt")
         let junit = try TestPaths.temporaryDirectory().appendingPathComponent("junit.xml")
         let result = try xcfleet(["parse", log.path, "--junit", junit.path])
         XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
