@@ -46,6 +46,18 @@ final class SchedulerTests: XCTestCase {
         XCTAssertNil(none.expectedSeconds(ofJob: "nope"))
     }
 
+    func testJobFromSuiteSpecCarriesRequirementsAndRetries() {
+        let spec = SuiteSpec(name: "combine", template: "combine-lifetime", requires: ["combine"],
+                             retries: RetryPolicy(infrastructure: 3, testFailures: 1), xcode: "16.4")
+        let job = SchedulerJob(id: "combine#0", spec: spec, expectedSeconds: 12)
+        XCTAssertEqual(job, SchedulerJob(id: "combine#0", suite: "combine", requires: ["combine", "xcode:16.4"],
+                                         expectedSeconds: 12, infraRetries: 3, testRetries: 1))
+        XCTAssertTrue(SchedulerHost(name: "m", labels: ["xcode:16.4", "combine", "x"]).satisfies(job.requires))
+        XCTAssertFalse(SchedulerHost(name: "m", labels: ["xcode:16.3", "combine"]).satisfies(job.requires))
+        XCTAssertEqual(SchedulerHost(HostSpec(name: "mac", labels: ["platform:macos"], slots: 2)),
+                       SchedulerHost(name: "mac", labels: ["platform:macos"], slots: 2))
+    }
+
     // MARK: Placement
 
     func testLabelsAndSlotsAreHonoured() {

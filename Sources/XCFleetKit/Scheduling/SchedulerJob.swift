@@ -24,6 +24,14 @@ public struct SchedulerJob: Equatable, Sendable {
         self.infraRetries = infraRetries
         self.testRetries = testRetries
     }
+
+    /// A job of `spec`: its `requires`, plus `xcode:<version>` when the suite pins Xcode, and its retry policy.
+    public init(id: String, spec: SuiteSpec, expectedSeconds: Double? = nil) {
+        var requires = spec.requires
+        if let xcode = spec.xcode, !xcode.isEmpty, !requires.contains("xcode:\(xcode)") { requires.append("xcode:\(xcode)") }
+        self.init(id: id, suite: spec.name, requires: requires, expectedSeconds: expectedSeconds,
+                  infraRetries: spec.retries.infrastructure, testRetries: spec.retries.testFailures)
+    }
 }
 
 /// A host as the scheduler sees it: a name, its capability labels and how many jobs it runs at once.
