@@ -297,6 +297,33 @@ final class SchedulerTests: XCTestCase {
                        "a duplicate id is dropped")
     }
 
+    /// Thousands of jobs on a large fleet run through quickly (work per event stays small).
+    func testLargeRunFinishesEveryJobOnce() {
+        let jobs = (0..<5_000).map { SchedulerJob(id: "j\($0)", suite: "s\($0 % 50)", requires: $0 % 7 == 0 ? ["combine"] : [],
+                                                  expectedSeconds: Double(($0 * 7_919) % 1_000)) }
+        let hosts = (0..<64).map { SchedulerHost(name: "h\($0)", labels: $0 % 4 == 0 ? ["combine"] : [], slots: 2) }
+        var scheduler = Scheduler(jobs: jobs, hosts: hosts)
+        var running = startedJobs(scheduler.start())
+        XCTAssertEqual(running.count, 128)
+        var finished = 0, events = 0
+        let clock = Date()
+        while let next = running.popLast() {
+            events += 1
+            let outcome: Scheduler.AttemptOutcome = events % 97 == 0 ? .infraFailure("lost") : .passed
+            for action in scheduler.attemptFinished(jobID: next.0, attempt: next.1, outcome: outcome) {
+                switch action {
+                case let .start(id, attempt, _, _): running.insert((id, attempt), at: 0)
+                case .jobFinished: finished += 1
+                case .cancel, .runFinished: break
+                }
+            }
+        }
+        XCTAssertEqual(finished, 5_000)
+        XCTAssertTrue(scheduler.isFinished)
+        XCTAssertGreaterThan(events, 5_000, "some infrastructure failures were rerun")
+        XCTAssertLessThan(Date().timeIntervalSince(clock), 30, "debug build, shared 2-core machine")
+    }
+
     // MARK: Property test
 
     /// Many random event sequences (seeded): every invariant the runner relies on holds throughout.

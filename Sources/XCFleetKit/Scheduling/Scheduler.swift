@@ -129,6 +129,10 @@ public struct Scheduler: Sendable {
     /// Indices of queued jobs, longest expected first, then input order.
     private var queue: [Int] = []
     private var unfinished = 0
+    /// Hosts were lost (or no more are expected) since the last check: every queued job may be stranded.
+    private var recheckAll = true
+    /// Jobs requeued after an infrastructure failure since the last check.
+    private var recheck: [Int] = []
 
     /// Jobs with a duplicate id are dropped (the first one counts); hosts with a duplicate name likewise.
     public init(jobs: [SchedulerJob], hosts: [SchedulerHost], options: Options = Options()) {
@@ -245,6 +249,7 @@ public struct Scheduler: Sendable {
             return []
         case let .active(slots):
             hosts[h].state = .gone(reason: reason)
+            recheckAll = true
             var actions: [Action] = []
             for jobID in slots.compactMap({ $0 }) {
                 guard let i = jobIndex[jobID] else { continue }
@@ -271,6 +276,7 @@ public struct Scheduler: Sendable {
     public mutating func noMoreHosts() -> [Action] {
         guard options.expectingMoreHosts else { return [] }
         options.expectingMoreHosts = false
+        recheckAll = true
         return settle()
     }
 
@@ -335,6 +341,7 @@ public struct Scheduler: Sendable {
             if jobs[i].infraFailures > max(0, job.infraRetries) {
                 return finish(i, .infraFailed, reason: "infrastructure failure after \(jobs[i].attempts) attempts: \(message)")
             }
+            recheck.append(i)
             return requeue(i)
         }
     }
@@ -369,10 +376,24 @@ public struct Scheduler: Sendable {
     }
 
     /// Queued jobs that no live host can ever take end now (unless more hosts are expected).
+    /// Only jobs whose chances changed are checked: all after a host loss, else the ones requeued after an infra failure.
     private mutating func endStranded() -> [Action] {
         guard !options.expectingMoreHosts else { return [] }
+        let candidates: [Int]
+        if recheckAll {
+            candidates = queue
+        } else {
+            candidates = recheck
+        }
+        recheckAll = false
+        recheck = []
+        guard !candidates.isEmpty else { return [] }
         var actions: [Action] = []
-        for i in queue {
+        for i in candidates {
+            switch jobs[i].state {
+            case .queued: break
+            case .running, .cancelling, .finished: continue
+            }
             let capable = capableHosts(for: i)
             if capable.isEmpty {
                 let record = jobs[i]
@@ -416,8 +437,12 @@ public struct Scheduler: Sendable {
         var actions: [Action] = []
         var remaining: [Int] = []
         remaining.reserveCapacity(queue.count)
-        for i in queue {
-            guard free > 0, let (h, slot) = placement(for: i) else {
+        for (k, i) in queue.enumerated() {
+            guard free > 0 else {
+                remaining.append(contentsOf: queue[k...])
+                break
+            }
+            guard let (h, slot) = placement(for: i) else {
                 remaining.append(i)
                 continue
             }
@@ -503,15 +528,18 @@ public struct Scheduler: Sendable {
     }
 
     private mutating func finish(_ i: Int, _ state: JobFinalState, reason: String?, dequeue: Bool = true) -> [Action] {
+        let wasQueued: Bool
         switch jobs[i].state {
         case .finished:
             return []
-        case .queued, .running, .cancelling:
-            break
+        case .queued:
+            wasQueued = true
+        case .running, .cancelling:
+            wasQueued = false
         }
         jobs[i].state = .finished(state)
         unfinished -= 1
-        if dequeue { queue.removeAll { $0 == i } }
+        if dequeue, wasQueued { queue.removeAll { $0 == i } }
         return [.jobFinished(jobID: jobs[i].job.id, state: state, attempts: jobs[i].attempts, reason: reason)]
     }
 
