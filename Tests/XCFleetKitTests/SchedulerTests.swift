@@ -328,11 +328,11 @@ final class SchedulerTests: XCTestCase {
 
     /// Many random event sequences (seeded): every invariant the runner relies on holds throughout.
     func testRandomEventSequencesKeepEveryInvariant() {
-        var rng = SplitMix64(seed: 0x5EED_F1EE7)
+        var rng = SchedulingRNG(seed: 0x5EED_F1EE7)
         var seen: Set<JobFinalState> = []
         var reruns = 0, lostWhileRunning = 0
         for round in 0..<400 {
-            var model = RandomRun(rng: &rng)
+            var model = SchedulerRandomRun(rng: &rng)
             model.play(rng: &rng)
             if !model.violations.isEmpty {
                 XCTFail("round \(round): \(model.violations.prefix(5).joined(separator: "\n"))")
@@ -350,7 +350,7 @@ final class SchedulerTests: XCTestCase {
 
     /// The checker itself notices a broken invariant (so the property test can fail).
     func testInvariantCheckerCatchesADoubleFinal() {
-        var ledger = Ledger(hosts: [SchedulerHost(name: "h")], jobs: [SchedulerJob(id: "j", suite: "s")])
+        var ledger = SchedulerLedger(hosts: [SchedulerHost(name: "h")], jobs: [SchedulerJob(id: "j", suite: "s")])
         ledger.apply([.jobFinished(jobID: "j", state: .passed, attempts: 0, reason: nil),
                       .jobFinished(jobID: "j", state: .failed, attempts: 0, reason: nil)])
         ledger.apply([.start(jobID: "x", attempt: 1, host: "h", slot: 3)])
@@ -368,7 +368,7 @@ final class SchedulerTests: XCTestCase {
 // MARK: - Test runner model
 
 /// Deterministic random numbers for reproducible property tests.
-struct SplitMix64: RandomNumberGenerator {
+struct SchedulingRNG: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -381,7 +381,7 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 /// What the runner knows from the actions it performed, checking each one against the invariants.
-struct Ledger {
+struct SchedulerLedger {
     var hosts: [String: SchedulerHost] = [:]
     var liveHosts: Set<String> = []
     var jobs: [String: SchedulerJob] = [:]
@@ -464,9 +464,9 @@ struct Ledger {
 }
 
 /// One random run: random fleet, random jobs, random events until the scheduler says it is finished.
-struct RandomRun {
+struct SchedulerRandomRun {
     var scheduler: Scheduler
-    var ledger: Ledger
+    var ledger: SchedulerLedger
     var spareHosts: [SchedulerHost]
     var expecting: Bool
     var lostWhileRunning = 0
@@ -474,8 +474,8 @@ struct RandomRun {
 
     static let labels = ["platform:macos", "platform:linux", "combine", "xcode:16.4"]
 
-    init(rng: inout SplitMix64) {
-        func randomLabels(_ rng: inout SplitMix64) -> [String] { RandomRun.labels.filter { _ in Bool.random(using: &rng) } }
+    init(rng: inout SchedulingRNG) {
+        func randomLabels(_ rng: inout SchedulingRNG) -> [String] { SchedulerRandomRun.labels.filter { _ in Bool.random(using: &rng) } }
         let hostCount = Int.random(in: 0...5, using: &rng)
         var hosts = (0..<hostCount).map { SchedulerHost(name: "h\($0)", labels: randomLabels(&rng), slots: Int.random(in: 0...3, using: &rng)) }
         let spares = (0..<Int.random(in: 0...3, using: &rng)).map {
@@ -484,7 +484,7 @@ struct RandomRun {
         hosts.shuffle(using: &rng)
         let jobs = (0..<Int.random(in: 0...25, using: &rng)).map { n in
             SchedulerJob(id: "j\(Int.random(in: 0...30, using: &rng))-\(n % 3 == 0 ? 0 : n)", suite: "s\(n % 4)",
-                         requires: RandomRun.labels.filter { _ in Int.random(in: 0..<4, using: &rng) == 0 },
+                         requires: SchedulerRandomRun.labels.filter { _ in Int.random(in: 0..<4, using: &rng) == 0 },
                          expectedSeconds: Bool.random(using: &rng) ? Double.random(in: 0...100, using: &rng) : nil,
                          infraRetries: Int.random(in: -1...3, using: &rng), testRetries: Int.random(in: -1...2, using: &rng))
         }
@@ -492,10 +492,10 @@ struct RandomRun {
         spareHosts = spares
         scheduler = Scheduler(jobs: jobs, hosts: hosts,
                               options: .init(expectingMoreHosts: expecting, sameHostRetryWhenNoOther: Bool.random(using: &rng)))
-        ledger = Ledger(hosts: hosts, jobs: jobs)
+        ledger = SchedulerLedger(hosts: hosts, jobs: jobs)
     }
 
-    mutating func play(rng: inout SplitMix64) {
+    mutating func play(rng: inout SchedulingRNG) {
         ledger.apply(scheduler.start())
         var steps = 0
         while !scheduler.isFinished, steps < 2_000, ledger.violations.isEmpty {
