@@ -116,6 +116,14 @@ final class SchedulerTests: XCTestCase {
         ])
     }
 
+    func testAbsurdSlotCountsAreClamped() {
+        let jobs = (0..<300).map { SchedulerJob(id: "j\($0)", suite: "s") }
+        var scheduler = Scheduler(jobs: jobs, hosts: [SchedulerHost(name: "huge", slots: Int.max), SchedulerHost(name: "neg", slots: -5)])
+        let starts = scheduler.start().filter { if case .start = $0 { return true } else { return false } }
+        XCTAssertEqual(starts.count, Scheduler.maxSlotsPerHost)
+        XCTAssertEqual(scheduler.queuedJobIDs.count, 300 - Scheduler.maxSlotsPerHost)
+    }
+
     func testUnschedulableWhenLastCapableHostIsSetAside() {
         let hosts = [SchedulerHost(name: "mac", labels: ["platform:macos"], slots: 1),
                      SchedulerHost(name: "linux", labels: ["platform:linux"], slots: 1)]

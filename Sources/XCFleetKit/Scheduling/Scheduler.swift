@@ -232,7 +232,7 @@ public struct Scheduler: Sendable {
             case .gone:
                 hosts[h].host = host
                 hosts[h].labels = Set(host.labels)
-                hosts[h].state = .active(slots: Array(repeating: nil, count: max(0, host.slots)))
+                hosts[h].state = .active(slots: Array(repeating: nil, count: Scheduler.slotCount(host)))
             }
         } else {
             addHost(host)
@@ -547,7 +547,14 @@ public struct Scheduler: Sendable {
         guard hostIndex[host.name] == nil else { return }
         hostIndex[host.name] = hosts.count
         hosts.append(HostRecord(host: host, labels: Set(host.labels), order: hosts.count,
-                                state: .active(slots: Array(repeating: nil, count: max(0, host.slots)))))
+                                state: .active(slots: Array(repeating: nil, count: Scheduler.slotCount(host)))))
+    }
+
+    /// Slots beyond this per host are ignored (a fleet file cannot make the scheduler allocate without bound).
+    public static let maxSlotsPerHost = 256
+
+    private static func slotCount(_ host: SchedulerHost) -> Int {
+        min(max(0, host.slots), maxSlotsPerHost)
     }
 
     /// Longest expected first, then input order.
