@@ -51,7 +51,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
     let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
-    let history = try args.options["history"].map { try DurationHistory.load(path: $0) }
+    let history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
     if let id = args.options["run-id"] { config.runID = id }

@@ -89,7 +89,10 @@ struct AttemptExecutor: Sendable {
         let problems = Verdict.problems(of: report, expected: job.planned.expectedTests)
         let outcome: Scheduler.AttemptOutcome
         if let infra = ended.infraError { outcome = .infraFailure(infra) }
-        else if let phase = ended.timedOutPhase { outcome = .timedOut(phase: phase.rawValue) }
+        else if let phase = ended.timedOutPhase {
+            // A deadline in connect or push is the host's fault: rerun elsewhere.
+            outcome = phase == .push || phase == .connect ? .infraFailure("\(phase.rawValue) deadline expired") : .timedOut(phase: phase)
+        }
         else if ended.termination == .cancelled { outcome = .infraFailure("cancelled") }
         else if problems.isEmpty { outcome = .passed }
         else { outcome = .testsFailed }

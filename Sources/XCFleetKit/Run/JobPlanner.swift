@@ -15,13 +15,13 @@ public struct PlannedJob: Sendable {
 public struct JobPlanner: Sendable {
     public var renderer: Renderer
     public var mutants: [MutantSpec]
-    /// Earlier durations by `Class/test`, for equal-time shards (empty: equal counts).
-    public var durations: [String: Double]
+    /// Earlier durations (`--history`), for equal-time shards (none: equal counts).
+    public var history: DurationHistory?
 
-    public init(renderer: Renderer, mutants: [MutantSpec], durations: [String: Double] = [:]) {
+    public init(renderer: Renderer, mutants: [MutantSpec], history: DurationHistory? = nil) {
         self.renderer = renderer
         self.mutants = mutants
-        self.durations = durations
+        self.history = history
     }
 
     public func jobs(for plan: TestPlan, forceMutants: Bool = false) throws -> [PlannedJob] {
@@ -31,7 +31,7 @@ public struct JobPlanner: Sendable {
             for rep in 0..<max(1, suite.repetitions) {
                 let rendered = try renderer.render(suite, repetition: rep)
                 let shardCount = max(1, min(suite.shards, rendered.manifest.tests.count))
-                let buckets = shardCount > 1 ? Sharder.split(tests: rendered.manifest.tests, durations: durations, shards: shardCount) : [rendered.manifest.tests]
+                let buckets = shardCount > 1 ? Sharder.split(tests: rendered.manifest.tests, durations: history?.durations(suite: suite.name) ?? [:], shards: shardCount) : [rendered.manifest.tests]
                 for (shard, tests) in buckets.enumerated() {
                     var id = suite.name
                     if suite.repetitions > 1 { id += "#r\(rep + 1)" }

@@ -66,7 +66,7 @@ public final class Runner: Sendable {
     /// Runs the plan to the end (or to an interrupt) and writes the reports. Returns the collated report.
     public func run() async throws -> RunReport {
         let mutants = try MutantSpec.all(in: config.root)
-        let planner = JobPlanner(renderer: Renderer(root: config.root), mutants: mutants, durations: config.history?.testSeconds ?? [:])
+        let planner = JobPlanner(renderer: Renderer(root: config.root), mutants: mutants, history: config.history)
         let jobs = try planner.jobs(for: config.plan, forceMutants: config.forceMutants)
         let iso = ISO8601DateFormatter()
         log.append(.runStarted(RunStarted(runID: config.runID, planName: config.plan.name, planPath: config.plan.sourcePath,
@@ -118,7 +118,7 @@ actor RunCoordinator {
         for host in fleetHosts { hosts[host.name] = host }
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
-                         expectedSeconds: history?.expectedSeconds(tests: job.planned.expectedTests),
+                         expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
                          infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures)
         }
         scheduler = Scheduler(jobs: schedJobs, hosts: fleetHosts.map { SchedulerHost(name: $0.name, labels: $0.labels, slots: $0.slots) })
@@ -153,12 +153,12 @@ actor RunCoordinator {
             switch action {
             case .start(let jobID, let attempt, let host, let slot):
                 launch(jobID: jobID, attempt: attempt, host: host, slot: slot)
-            case .cancel(let jobID, _):
+            case .cancel(let jobID, _, _, _):
                 running[jobID]?.cancel()
-            case .jobFinished:
-                break // the collator derives final states from the attempts themselves
-            case .unschedulable(let jobID, let reason):
-                log.append(.jobUnschedulable(jobID: jobID, reason: reason))
+            case .jobFinished(let jobID, let state, _, let reason):
+                // The collator derives final states from the attempts themselves; only a job that
+                // never could run needs its own event.
+                if state == .unschedulable { log.append(.jobUnschedulable(jobID: jobID, reason: reason ?? "no host can take it")) }
             case .runFinished:
                 finish()
             }
