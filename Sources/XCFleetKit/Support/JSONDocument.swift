@@ -476,7 +476,8 @@ private struct JSONParser {
         case "True", "TRUE", "False", "FALSE", "Null", "NULL", "nil", "None":
             throw JSONSyntaxError("unexpected '\(word)'; JSON literals are lowercase: true, false, null", at: start)
         default:
-            throw JSONSyntaxError("unexpected '\(Self.excerpt(word))'; strings must be in double quotes", at: start)
+            // The word is not quoted back: it may be a secret someone forgot to put in quotes.
+            throw JSONSyntaxError("unexpected unquoted text; strings must be in double quotes", at: start)
         }
     }
 

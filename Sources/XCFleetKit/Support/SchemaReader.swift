@@ -191,7 +191,21 @@ struct SchemaReader {
         return nil
     }
 
-    /// An array of strings, each checked by `element` (which reports its own problems and returns nil).
+    /// One of `options` (raw spelling → value), for enums without `CaseIterable`.
+    mutating func choice<E>(_ field: Field, options: [(String, E)]) -> E? {
+        guard let s = string(field) else { return nil }
+        if let hit = options.first(where: { $0.0 == s }) { return hit.1 }
+        let names = options.map(\.0)
+        let list = names.map { "'\($0)'" }.joined(separator: ", ")
+        if let suggestion = Self.suggestion(for: s, among: names) {
+            report("must be one of \(list) (got '\(Self.excerpt(s))'); did you mean '\(suggestion)'?", field)
+        } else {
+            report("must be one of \(list) (got '\(Self.excerpt(s))')", field)
+        }
+        return nil
+    }
+
+    /// An array, each element checked by `element` (which reports its own problems and returns nil).
     mutating func array<T>(_ field: Field, element: (inout SchemaReader, Field) -> T?) -> [T]? {
         guard case .array(let nodes) = field.node.value else {
             report("expected an array, got \(field.node.value.kindDescription)", field)
