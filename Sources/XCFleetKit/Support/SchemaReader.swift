@@ -141,7 +141,9 @@ struct SchemaReader {
 
     mutating func bool(_ field: Field) -> Bool? {
         guard case .bool(let b) = field.node.value else {
-            report("expected true or false, got \(field.node.value.kindDescription)", field)
+            var hint = ""
+            if case .string(let s) = field.node.value, s == "true" || s == "false" { hint = "; write \(s) without quotes" }
+            report("expected true or false, got \(field.node.value.kindDescription)\(hint)", field)
             return nil
         }
         return b
@@ -150,7 +152,7 @@ struct SchemaReader {
     /// A whole number within `range`.
     mutating func int(_ field: Field, in range: ClosedRange<Int>) -> Int? {
         guard case .number(let n) = field.node.value else {
-            report("expected a number, got \(field.node.value.kindDescription)", field)
+            report("expected a number, got \(field.node.value.kindDescription)\(Self.unquoteHint(field))", field)
             return nil
         }
         guard let d = n.doubleValue, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
@@ -167,11 +169,11 @@ struct SchemaReader {
     /// A number of seconds within `range`; fractions allowed.
     mutating func seconds(_ field: Field, in range: ClosedRange<Int>) -> Double? {
         guard case .number(let n) = field.node.value else {
-            report("expected a number of seconds, got \(field.node.value.kindDescription)", field)
+            report("expected a number of seconds, got \(field.node.value.kindDescription)\(Self.unquoteHint(field))", field)
             return nil
         }
         guard let d = n.doubleValue, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
-            report("must be between \(range.lowerBound) and \(range.upperBound) seconds (got \(Self.excerpt(n.literal)))", field)
+            report("must be between \(range.lowerBound) and \(range.upperBound) (got \(Self.excerpt(n.literal)))", field)
             return nil
         }
         return d
@@ -220,6 +222,13 @@ struct SchemaReader {
     }
 
     // MARK: Text helpers
+
+    /// "; write 3 without quotes" when a string holds a plain number.
+    static func unquoteHint(_ field: Field) -> String {
+        guard case .string(let s) = field.node.value, s.count <= 20, Double(s) != nil,
+              s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }) else { return "" }
+        return "; write \(s) without quotes"
+    }
 
     /// Input text shortened and with control characters escaped, for quoting in a message.
     static func excerpt(_ s: String) -> String { JSONPath.escaped(s) }
