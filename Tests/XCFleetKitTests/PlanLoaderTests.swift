@@ -319,6 +319,18 @@ final class PlanLoaderTests: XCTestCase {
         }
     }
 
+    func testDevicesAndOversizedFilesAreRefused() throws {
+        XCTAssertThrowsError(try PlanLoader.load(path: "/dev/zero", knownTemplates: Self.templates)) { error in
+            XCTAssertEqual((error as? PlanValidationError)?.description, "/dev/zero: cannot read the file: not a regular file")
+        }
+        let big = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-big-\(UUID().uuidString).json")
+        try Data(count: (4 << 20) + 1).write(to: big)
+        defer { try? FileManager.default.removeItem(at: big) }
+        XCTAssertThrowsError(try PlanLoader.load(path: big.path, knownTemplates: Self.templates)) { error in
+            XCTAssertEqual((error as? PlanValidationError)?.description, "\(big.path): the file is larger than 4 MiB; this is not a plan or fleet file")
+        }
+    }
+
     func testLoadReportsThePathAsGiven() throws {
         let path = Self.testsFolder.appendingPathComponent("Fixtures/plans/empty-suites.json").path
         XCTAssertThrowsError(try PlanLoader.load(path: path, knownTemplates: Self.templates)) { error in

@@ -151,8 +151,9 @@ public enum FleetLoader {
             if template && t == .local {
                 r.report("provisioned hosts are reached over ssh; remove \"transport\" or set it to \"ssh\"", field)
                 ok = false
+            } else {
+                transport = t
             }
-            transport = t
         }
 
         if transport == .local {

@@ -67,6 +67,12 @@ struct SchemaReader {
             report("cannot read the file: it is a directory; name a .json file", at: .root, nil)
             return nil
         }
+        // A FIFO or device could block the read forever or never end.
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        guard type == .typeRegular || type == .typeSymbolicLink else {
+            report("cannot read the file: not a regular file", at: .root, nil)
+            return nil
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             report("cannot read the file: permission denied or not a regular file", at: .root, nil)
             return nil
