@@ -199,6 +199,37 @@ final class FleetLoaderTests: XCTestCase {
         ])
     }
 
+    /// The ```jsonc examples in docs/ (or in README.md once merged there) must load.
+    func testDocumentedExamplesLoad() throws {
+        var root = Self.fixtures
+        while root.path != "/" && !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+            root = root.deletingLastPathComponent()
+        }
+        var blocks: [String] = []
+        for name in ["docs/fleet-file.md", "docs/plan-format.md", "README.md"] {
+            guard let text = try? String(contentsOf: root.appendingPathComponent(name), encoding: .utf8) else { continue }
+            for part in text.components(separatedBy: "```jsonc\n").dropFirst() {
+                blocks.append(part.components(separatedBy: "```").first ?? "")
+            }
+        }
+        guard !blocks.isEmpty else { throw XCTSkip("no ```jsonc examples in docs/ or README.md under \(root.path)") }
+        var fleets = 0
+        var plans = 0
+        for block in blocks {
+            if block.contains("\"suites\"") {
+                XCTAssertNoThrow(try PlanLoader.parse(Data(block.utf8), path: "example.json",
+                                                      knownTemplates: ["cache-contract", "pressure-probes", "combine-lifetime"]))
+                plans += 1
+            } else {
+                let f = try fleet(block)
+                XCTAssertFalse(f.hosts.isEmpty && f.provisioner == nil)
+                fleets += 1
+            }
+        }
+        XCTAssertGreaterThan(fleets, 0)
+        XCTAssertGreaterThan(plans, 0)
+    }
+
     func testUnreadableFleetFile() {
         let missing = "/nonexistent-\(UUID().uuidString)/fleet.json"
         XCTAssertThrowsError(try FleetLoader.load(path: missing)) { error in
