@@ -49,6 +49,17 @@ final class FleetLoaderTests: XCTestCase {
             labels: ["platform:linux", "swift"], slots: 2, workRoot: "/tmp/xcfleet"))
     }
 
+    func testFleetSecretsCoverHostsAndTemplate() throws {
+        let f = try fleet("""
+        {"hosts": [
+          {"name": "a", "transport": "local", "environment": {"A": {"value": "aaaa", "secret": true}, "B": "public", "C": {"value": "", "secret": true}}},
+          {"name": "b", "transport": "local", "environment": {"A": {"value": "aaaa", "secret": true}, "D": {"value": "dd", "secret": true}}}],
+         "provisioner": {"create": ["c"], "release": ["r"], "host": {"useAgent": true, "environment": {"E": {"value": "eeeeee", "secret": true}}}}}
+        """)
+        XCTAssertEqual(f.secrets, ["eeeeee", "aaaa", "dd"])
+        XCTAssertEqual(try fleet(#"{"hosts": [{"name": "a", "transport": "local"}]}"#).secrets, [])
+    }
+
     func testProvisionerFleet() throws {
         let fleet = try FleetLoader.load(path: Self.fixtures.appendingPathComponent("provisioned.json").path, homeDirectory: "/home/ci")
         XCTAssertEqual(fleet.hosts, [])

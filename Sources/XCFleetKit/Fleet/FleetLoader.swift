@@ -40,6 +40,10 @@ public enum FleetLoader {
         let paths = PathResolver(base: base, home: homeDirectory)
         let fleet = read(data, path: path, paths: paths, reader: &reader)
         if let fleet, reader.problems.isEmpty { return fleet }
+        if reader.problems.isEmpty {
+            // Not expected: every path that yields no value records a problem first.
+            reader.report("the fleet could not be read", at: .root, nil)
+        }
         throw ValidationError(problems: reader.sortedProblems)
     }
 

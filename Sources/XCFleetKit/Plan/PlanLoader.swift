@@ -30,6 +30,10 @@ public enum PlanLoader {
         var reader = SchemaReader(file: path)
         let plan = read(data, path: path, knownTemplates: knownTemplates, reader: &reader)
         if let plan, reader.problems.isEmpty { return plan }
+        if reader.problems.isEmpty {
+            // Not expected: every path that yields no value records a problem first.
+            reader.report("the plan could not be read", at: .root, nil)
+        }
         throw ValidationError(problems: reader.sortedProblems)
     }
 
