@@ -78,7 +78,7 @@ final class FleetLoaderTests: XCTestCase {
         let f = try fleet(#"{"hosts": [{"name": "a", "address": "h", "user": "u", "identityFile": "../keys/./id", "knownHostsFile": "/abs/kh"}]}"#)
         XCTAssertEqual(f.hosts[0].identityFile, "/etc/keys/id")
         XCTAssertEqual(f.hosts[0].knownHostsFile, "/abs/kh")
-        let resolver = PathResolver(base: "/a/b", home: "/home/u")
+        let resolver = FleetPathResolver(base: "/a/b", home: "/home/u")
         XCTAssertEqual(resolver.resolve("~"), "/home/u")
         XCTAssertEqual(resolver.resolve("~/k"), "/home/u/k")
         XCTAssertEqual(resolver.resolve("k"), "/a/b/k")
@@ -250,7 +250,7 @@ final class FleetLoaderTests: XCTestCase {
 
     func testMutatedFleetsNeverTrap() throws {
         let original = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent("lab.json")))
-        var rng = SplitMix64(seed: 0xF1EE7)
+        var rng = LoaderFuzzGenerator(seed: 0xF1EE7)
         let alphabet = Array("{}[],:\"0-e/*~.".utf8)
         var rejected = 0
         for _ in 0..<2000 {

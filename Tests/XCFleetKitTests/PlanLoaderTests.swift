@@ -126,6 +126,14 @@ final class PlanLoaderTests: XCTestCase {
         }
     }
 
+    func testProblemRendering() {
+        XCTAssertEqual(PlanProblem(file: "a.json", path: "suites[0]", line: 3, column: 4, message: "m").description, "a.json:3:4: suites[0]: m")
+        XCTAssertEqual(PlanProblem(file: "a.json", path: "", line: 3, column: nil, message: "m").description, "a.json:3: m")
+        XCTAssertEqual(PlanProblem(file: "a.json", path: "name", message: "m").description, "a.json: name: m")
+        XCTAssertEqual(PlanValidationError(problems: [PlanProblem(file: "f", path: "", message: "a"),
+                                                      PlanProblem(file: "f", path: "", message: "b")]).description, "f: a\nf: b")
+    }
+
     // MARK: Single problem kinds
 
     func testInvalidJSONIsOneProblemWithLineAndColumn() throws {
@@ -343,7 +351,7 @@ final class PlanLoaderTests: XCTestCase {
     func testMutatedPlansNeverTrap() throws {
         guard let root = Self.packageRoot else { throw XCTSkip("Package.swift not found above \(#filePath)") }
         let original = [UInt8](try Data(contentsOf: root.appendingPathComponent("Plans/nightly.json")))
-        var rng = SplitMix64(seed: 0x5EED)
+        var rng = LoaderFuzzGenerator(seed: 0x5EED)
         let alphabet = Array("{}[],:\"0-e/*".utf8)
         var loaded = 0
         var rejected = 0
@@ -371,8 +379,8 @@ final class PlanLoaderTests: XCTestCase {
     }
 }
 
-/// Deterministic generator for fuzz tests (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
+/// Deterministic generator for fuzz tests (LoaderFuzzGenerator).
+struct LoaderFuzzGenerator: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -37,7 +37,7 @@ public enum FleetLoader {
             base = base.isEmpty ? cwd : cwd + "/" + base
         }
         var reader = SchemaReader(file: path)
-        let paths = PathResolver(base: base, home: homeDirectory)
+        let paths = FleetPathResolver(base: base, home: homeDirectory)
         let fleet = read(data, path: path, paths: paths, reader: &reader)
         if let fleet, reader.problems.isEmpty { return fleet }
         if reader.problems.isEmpty {
@@ -49,9 +49,9 @@ public enum FleetLoader {
 
     // MARK: Schema
 
-    private static func read(_ data: Data, path: String, paths: PathResolver, reader r: inout SchemaReader) -> Fleet? {
+    private static func read(_ data: Data, path: String, paths: FleetPathResolver, reader r: inout SchemaReader) -> Fleet? {
         guard let document = r.document(data),
-              let root = r.object(Field(node: document.root, path: .root)) else { return nil }
+              let root = r.object(SchemaField(node: document.root, path: .root)) else { return nil }
         r.checkKeys(root, allowed: fleetKeys)
 
         var hosts: [HostSpec] = []
@@ -61,7 +61,7 @@ public enum FleetLoader {
                 hostCount = nodes.count
                 var seen: [String: (Int, JSONPosition)] = [:]
                 for (index, node) in nodes.enumerated() {
-                    guard let object = r.object(Field(node: node, path: field.path / index)) else { continue }
+                    guard let object = r.object(SchemaField(node: node, path: field.path / index)) else { continue }
                     if let host = readHost(object, template: false, index: index, seen: &seen, paths: paths, reader: &r) {
                         hosts.append(host)
                     }
@@ -85,7 +85,7 @@ public enum FleetLoader {
         return Fleet(hosts: hosts, provisioner: provisioner, sourcePath: path)
     }
 
-    private static func readProvisioner(_ object: ObjectField, paths: PathResolver, reader r: inout SchemaReader) -> ProvisionerSpec? {
+    private static func readProvisioner(_ object: SchemaObject, paths: FleetPathResolver, reader r: inout SchemaReader) -> ProvisionerSpec? {
         r.checkKeys(object, allowed: provisionerKeys)
         let create = r.required(object, "create", hint: "give the command that prints one host as JSON, e.g. [\"./make-mac.sh\", \"--json\"]")
             .flatMap { argv($0, reader: &r) }
@@ -106,7 +106,7 @@ public enum FleetLoader {
     }
 
     /// A command line: a non-empty array of strings with a non-empty program.
-    private static func argv(_ field: Field, reader r: inout SchemaReader) -> [String]? {
+    private static func argv(_ field: SchemaField, reader r: inout SchemaReader) -> [String]? {
         guard let args = r.array(field, element: { r, element in r.string(element) }) else { return nil }
         guard let program = args.first, !program.isEmpty else {
             r.report("must name a program and its arguments, e.g. [\"./make-mac.sh\", \"--json\"]", field)
@@ -116,8 +116,8 @@ public enum FleetLoader {
     }
 
     /// One host; with `template` true, the provisioner's template (no name, address or port; ssh only).
-    private static func readHost(_ object: ObjectField, template: Bool, index: Int, seen: inout [String: (Int, JSONPosition)],
-                                 paths: PathResolver, reader r: inout SchemaReader) -> HostSpec? {
+    private static func readHost(_ object: SchemaObject, template: Bool, index: Int, seen: inout [String: (Int, JSONPosition)],
+                                 paths: FleetPathResolver, reader r: inout SchemaReader) -> HostSpec? {
         var ok = true
         func check<T>(_ value: T?) -> T? {
             if value == nil { ok = false }
@@ -231,7 +231,7 @@ public enum FleetLoader {
     }
 
     /// Keys shared by local and ssh hosts: labels, slots, workRoot, toolchain, environment.
-    private static func readCommon(_ object: ObjectField, into host: inout HostSpec, paths: PathResolver, reader r: inout SchemaReader) -> Bool {
+    private static func readCommon(_ object: SchemaObject, into host: inout HostSpec, paths: FleetPathResolver, reader r: inout SchemaReader) -> Bool {
         let before = r.problems.count
         if let field = object.field("labels") {
             host.labels = r.array(field) { r, element in
@@ -280,7 +280,7 @@ public enum FleetLoader {
                              at: path, member.keyPosition)
                     continue
                 }
-                if let value = environmentValue(Field(node: member.value, path: path), reader: &r) {
+                if let value = environmentValue(SchemaField(node: member.value, path: path), reader: &r) {
                     host.environment[member.key] = value
                 }
             }
@@ -289,7 +289,7 @@ public enum FleetLoader {
     }
 
     /// `"value"` or `{"value": "…", "secret": true}`. Messages never quote the value.
-    private static func environmentValue(_ field: Field, reader r: inout SchemaReader) -> EnvironmentValue? {
+    private static func environmentValue(_ field: SchemaField, reader r: inout SchemaReader) -> EnvironmentValue? {
         switch field.node.value {
         case .string(let s):
             return EnvironmentValue(s)
@@ -334,7 +334,7 @@ public enum FleetLoader {
 
 /// Resolves local paths written in a fleet file: `~/` against the home directory, relative paths
 /// against the fleet file's folder; `.` and `..` components are removed.
-struct PathResolver {
+struct FleetPathResolver {
     let base: String
     let home: String
 

@@ -41,7 +41,7 @@ public enum PlanLoader {
 
     private static func read(_ data: Data, path: String, knownTemplates: Set<String>, reader r: inout SchemaReader) -> TestPlan? {
         guard let document = r.document(data),
-              let root = r.object(Field(node: document.root, path: .root)) else { return nil }
+              let root = r.object(SchemaField(node: document.root, path: .root)) else { return nil }
         r.checkKeys(root, allowed: planKeys)
 
         let name = r.required(root, "name", hint: "give the plan a name, e.g. \"name\": \"nightly\"")
@@ -64,7 +64,7 @@ public enum PlanLoader {
                 }
                 var seen: [String: (Int, JSONPosition)] = [:]
                 for (index, node) in nodes.enumerated() {
-                    let suiteField = Field(node: node, path: field.path / index)
+                    let suiteField = SchemaField(node: node, path: field.path / index)
                     guard let object = r.object(suiteField) else { continue }
                     if let suite = readSuite(object, index: index, defaults: defaults, knownTemplates: knownTemplates,
                                              seen: &seen, reader: &r) {
@@ -79,7 +79,7 @@ public enum PlanLoader {
         return TestPlan(name: name, description: description, suites: suites, sourcePath: path)
     }
 
-    private static func readSuite(_ object: ObjectField, index: Int, defaults: SuiteFields, knownTemplates: Set<String>,
+    private static func readSuite(_ object: SchemaObject, index: Int, defaults: SuiteFields, knownTemplates: Set<String>,
                                   seen: inout [String: (Int, JSONPosition)], reader r: inout SchemaReader) -> SuiteSpec? {
         r.checkKeys(object, allowed: suiteKeys)
         var name: String?
@@ -134,7 +134,7 @@ public enum PlanLoader {
     }
 
     /// The suite keys shared by suites and `defaults` (everything but name and template).
-    private static func readFields(_ object: ObjectField, reader r: inout SchemaReader) -> SuiteFields {
+    private static func readFields(_ object: SchemaObject, reader r: inout SchemaReader) -> SuiteFields {
         var f = SuiteFields()
         if let field = object.field("kind") { f.kind = r.choice(field, SuiteKind.self) }
         if let field = object.field("parameters"), let params = r.object(field) {
@@ -145,7 +145,7 @@ public enum PlanLoader {
                              at: path, member.keyPosition)
                     continue
                 }
-                if let value = parameterValue(Field(node: member.value, path: path), reader: &r) {
+                if let value = parameterValue(SchemaField(node: member.value, path: path), reader: &r) {
                     f.parameters[member.key] = value
                 }
             }
@@ -198,7 +198,7 @@ public enum PlanLoader {
         return f
     }
 
-    private static func parameterValue(_ field: Field, reader r: inout SchemaReader) -> PlanValue? {
+    private static func parameterValue(_ field: SchemaField, reader r: inout SchemaReader) -> PlanValue? {
         switch field.node.value {
         case .string(let s): return .string(s)
         case .bool(let b): return .bool(b)

@@ -1,20 +1,20 @@
 import Foundation
 
 /// A value found in a document together with its path, for messages.
-struct Field {
+struct SchemaField {
     let node: JSONNode
     let path: JSONPath
     var position: JSONPosition { node.position }
 }
 
 /// An object found in a document together with its path and position.
-struct ObjectField {
+struct SchemaObject {
     let object: JSONObject
     let path: JSONPath
     let position: JSONPosition
 
-    func field(_ key: String) -> Field? {
-        object[key].map { Field(node: $0.value, path: path / key) }
+    func field(_ key: String) -> SchemaField? {
+        object[key].map { SchemaField(node: $0.value, path: path / key) }
     }
 }
 
@@ -31,7 +31,7 @@ struct SchemaReader {
                                           column: position?.column, message: message))
     }
 
-    mutating func report(_ message: String, _ field: Field) {
+    mutating func report(_ message: String, _ field: SchemaField) {
         report(message, at: field.path, field.position)
     }
 
@@ -94,17 +94,17 @@ struct SchemaReader {
 
     // MARK: Objects and keys
 
-    mutating func object(_ field: Field) -> ObjectField? {
+    mutating func object(_ field: SchemaField) -> SchemaObject? {
         guard case .object(let o) = field.node.value else {
             report("expected an object, got \(field.node.value.kindDescription)", field)
             return nil
         }
-        return ObjectField(object: o, path: field.path, position: field.position)
+        return SchemaObject(object: o, path: field.path, position: field.position)
     }
 
     /// Reports every key not in `allowed`, suggesting the closest allowed key. `misplaced` gives a
     /// specific message for keys that exist elsewhere but not here.
-    mutating func checkKeys(_ object: ObjectField, allowed: [String], misplaced: [String: String] = [:]) {
+    mutating func checkKeys(_ object: SchemaObject, allowed: [String], misplaced: [String: String] = [:]) {
         for member in object.object.members where !allowed.contains(member.key) {
             let path = object.path / member.key
             let shown = JSONPath.escaped(member.key)
@@ -119,7 +119,7 @@ struct SchemaReader {
     }
 
     /// The field, or a "missing required key" problem at the object's position.
-    mutating func required(_ object: ObjectField, _ key: String, hint: String) -> Field? {
+    mutating func required(_ object: SchemaObject, _ key: String, hint: String) -> SchemaField? {
         if let f = object.field(key) { return f }
         report("missing required key '\(key)'; \(hint)", at: object.path / key, object.position)
         return nil
@@ -127,7 +127,7 @@ struct SchemaReader {
 
     // MARK: Scalars
 
-    mutating func string(_ field: Field) -> String? {
+    mutating func string(_ field: SchemaField) -> String? {
         guard case .string(let s) = field.node.value else {
             report("expected a string, got \(field.node.value.kindDescription)", field)
             return nil
@@ -136,7 +136,7 @@ struct SchemaReader {
     }
 
     /// A string that is not empty or only whitespace.
-    mutating func nonEmptyString(_ field: Field, what: String = "a value") -> String? {
+    mutating func nonEmptyString(_ field: SchemaField, what: String = "a value") -> String? {
         guard let s = string(field) else { return nil }
         if s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             report("must not be empty; give \(what)", field)
@@ -145,7 +145,7 @@ struct SchemaReader {
         return s
     }
 
-    mutating func bool(_ field: Field) -> Bool? {
+    mutating func bool(_ field: SchemaField) -> Bool? {
         guard case .bool(let b) = field.node.value else {
             var hint = ""
             if case .string(let s) = field.node.value, s == "true" || s == "false" { hint = "; write \(s) without quotes" }
@@ -156,7 +156,7 @@ struct SchemaReader {
     }
 
     /// A whole number within `range`.
-    mutating func int(_ field: Field, in range: ClosedRange<Int>) -> Int? {
+    mutating func int(_ field: SchemaField, in range: ClosedRange<Int>) -> Int? {
         guard case .number(let n) = field.node.value else {
             report("expected a number, got \(field.node.value.kindDescription)\(Self.unquoteHint(field))", field)
             return nil
@@ -173,7 +173,7 @@ struct SchemaReader {
     }
 
     /// A number of seconds within `range`; fractions allowed.
-    mutating func seconds(_ field: Field, in range: ClosedRange<Int>) -> Double? {
+    mutating func seconds(_ field: SchemaField, in range: ClosedRange<Int>) -> Double? {
         guard case .number(let n) = field.node.value else {
             report("expected a number of seconds, got \(field.node.value.kindDescription)\(Self.unquoteHint(field))", field)
             return nil
@@ -186,7 +186,7 @@ struct SchemaReader {
     }
 
     /// One of the raw values of `E` (lists them, and suggests the closest, when it is not).
-    mutating func choice<E: RawRepresentable & CaseIterable>(_ field: Field, _ type: E.Type) -> E? where E.RawValue == String {
+    mutating func choice<E: RawRepresentable & CaseIterable>(_ field: SchemaField, _ type: E.Type) -> E? where E.RawValue == String {
         guard let s = string(field) else { return nil }
         if let e = E(rawValue: s) { return e }
         let names = E.allCases.map(\.rawValue)
@@ -200,7 +200,7 @@ struct SchemaReader {
     }
 
     /// One of `options` (raw spelling → value), for enums without `CaseIterable`.
-    mutating func choice<E>(_ field: Field, options: [(String, E)]) -> E? {
+    mutating func choice<E>(_ field: SchemaField, options: [(String, E)]) -> E? {
         guard let s = string(field) else { return nil }
         if let hit = options.first(where: { $0.0 == s }) { return hit.1 }
         let names = options.map(\.0)
@@ -214,7 +214,7 @@ struct SchemaReader {
     }
 
     /// An array, each element checked by `element` (which reports its own problems and returns nil).
-    mutating func array<T>(_ field: Field, element: (inout SchemaReader, Field) -> T?) -> [T]? {
+    mutating func array<T>(_ field: SchemaField, element: (inout SchemaReader, SchemaField) -> T?) -> [T]? {
         guard case .array(let nodes) = field.node.value else {
             report("expected an array, got \(field.node.value.kindDescription)", field)
             return nil
@@ -222,7 +222,7 @@ struct SchemaReader {
         var out: [T] = []
         var ok = true
         for (i, node) in nodes.enumerated() {
-            if let v = element(&self, Field(node: node, path: field.path / i)) { out.append(v) } else { ok = false }
+            if let v = element(&self, SchemaField(node: node, path: field.path / i)) { out.append(v) } else { ok = false }
         }
         return ok ? out : nil
     }
@@ -230,7 +230,7 @@ struct SchemaReader {
     // MARK: Text helpers
 
     /// "; write 3 without quotes" when a string holds a plain number.
-    static func unquoteHint(_ field: Field) -> String {
+    static func unquoteHint(_ field: SchemaField) -> String {
         guard case .string(let s) = field.node.value, s.count <= 20, Double(s) != nil,
               s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }) else { return "" }
         return "; write \(s) without quotes"
