@@ -132,7 +132,7 @@ final class FleetLoaderTests: XCTestCase {
         XCTAssertEqual(problems(#"{"hosts": [{"address": "h h", "user": "", "useAgent": false, "passphraseEnv": "KEY_PW"}]}"#), [
             "fleet.json:1:12: hosts[0].name: missing required key 'name'; give the host a name of letters, digits, '.', '_' or '-'",
             "fleet.json:1:12: hosts[0]: an ssh host needs a key: set \"identityFile\" to an ed25519 private key, or \"useAgent\": true to use ssh-agent",
-            "fleet.json:1:24: hosts[0].address: must be a host name or IP address without spaces or '/' (got 'h h')",
+            "fleet.json:1:24: hosts[0].address: must be a host name or IP address without spaces or '/', not starting with '-' (got 'h h')",
             "fleet.json:1:39: hosts[0].user: must not be empty; give the login user",
             "fleet.json:1:79: hosts[0].passphraseEnv: passphraseEnv names the passphrase of identityFile; set \"identityFile\" too, or remove it",
         ])
@@ -140,6 +140,13 @@ final class FleetLoaderTests: XCTestCase {
             "fleet.json:1:39: hosts[0].transport: must be one of 'ssh', 'local' (got 'telnet')",
             "fleet.json:1:90: hosts[0].useAgent: expected true or false, got a string",
         ])
+    }
+
+    func testAddressCannotLookLikeAnOption() {
+        XCTAssertEqual(problems(#"{"hosts": [{"name": "a", "address": "-oProxyCommand=x", "user": "u", "useAgent": true}]}"#), [
+            "fleet.json:1:37: hosts[0].address: must be a host name or IP address without spaces or '/', not starting with '-' (got '-oProxyCommand=x')",
+        ])
+        XCTAssertEqual(try fleet(#"{"hosts": [{"name": "a", "address": "::1", "user": "u", "useAgent": true}]}"#).hosts.first?.address, "::1")
     }
 
     func testLocalHostRejectsSSHKeys() throws {

@@ -178,8 +178,8 @@ public enum FleetLoader {
         if !template {
             if let field = r.required(object, "address", hint: "give the host name or IP address to connect to"),
                let s = check(r.nonEmptyString(field, what: "a host name or IP address")) {
-                if s.unicodeScalars.contains(where: { CharacterSet.whitespacesAndNewlines.contains($0) || $0 == "/" }) {
-                    r.report("must be a host name or IP address without spaces or '/' (got '\(SchemaReader.excerpt(s))')", field)
+                if s.hasPrefix("-") || s.unicodeScalars.contains(where: { CharacterSet.whitespacesAndNewlines.contains($0) || $0 == "/" }) {
+                    r.report("must be a host name or IP address without spaces or '/', not starting with '-' (got '\(SchemaReader.excerpt(s))')", field)
                     ok = false
                 }
                 host.address = s
