@@ -11,8 +11,14 @@ extension HTMLReportRenderer {
     private func n(_ v: Double) -> String { ReportText.fixed(v, 1) }
 
     /// Tick positions for `lo...hi`, about `target` of them, on 1-2-5 steps.
-    static func ticks(_ lo: Double, _ hi: Double, target: Int = 5) -> [Double] {
+    static func ticks(_ lo: Double, _ hi: Double, target: Int = 5, unit: String = "") -> [Double] {
         guard hi > lo, hi.isFinite, lo.isFinite else { return [lo] }
+        if unit == "bytes" {
+            // Steps in whole KiB/MiB/GiB so labels read 1 MiB, 2 MiB, … rather than 1.91 MiB.
+            let span = max(abs(lo), abs(hi))
+            let scale = span >= 1_073_741_824 ? 1_073_741_824.0 : span >= 1_048_576 ? 1_048_576.0 : span >= 1024 ? 1024.0 : 1.0
+            if scale > 1 { return ticks(lo / scale, hi / scale, target: target).map { $0 * scale } }
+        }
         let raw = (hi - lo) / Double(max(1, target))
         let mag = pow(10, floor(log10(raw)))
         let step = [1.0, 2, 2.5, 5, 10].map { $0 * mag }.first { $0 >= raw } ?? raw
@@ -57,8 +63,9 @@ extension HTMLReportRenderer {
         var hi = max(0, maxs.max() ?? 1)
         if g.unit == "ratio" { lo = min(lo, 0); hi = max(hi, 1) }
         if hi <= lo { hi = lo + 1 }
-        let t = Self.ticks(lo, hi)
-        if let last = t.last, last < hi { hi = hi + (hi - lo) * 0.05 }
+        // Extend to the next tick so the largest whisker is inside the grid.
+        let t = Self.ticks(lo, hi, unit: g.unit)
+        if let last = t.last, last < hi, t.count >= 2 { hi = last + (t[1] - t[0]) }
         return (lo, hi)
     }
 
@@ -77,7 +84,7 @@ extension HTMLReportRenderer {
         let (lo, hi) = valueRange(g)
         func ypos(_ v: Double) -> Double { T + (1 - (v - lo) / (hi - lo)) * (H - T - B) }
         var b = "<svg viewBox=\"0 0 \(n(W)) \(n(H))\" width=\"\(n(W))\" role=\"img\" aria-label=\"\(h(g.name)) by \(h(axis)) per host\">\n"
-        for t in Self.ticks(lo, hi) {
+        for t in Self.ticks(lo, hi, unit: g.unit) {
             let y = ypos(t)
             b += "<line x1=\"\(n(L))\" y1=\"\(n(y))\" x2=\"\(n(W - R))\" y2=\"\(n(y))\" stroke=\"#eaeef2\"/>"
             b += "<text x=\"\(n(L - 6))\" y=\"\(n(y + 4))\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">\(h(ReportText.metric(t, unit: g.unit)))</text>\n"
@@ -132,7 +139,7 @@ extension HTMLReportRenderer {
         let (lo, hi) = valueRange(g)
         func xpos(_ v: Double) -> Double { L + (v - lo) / (hi - lo) * (W - L - R) }
         var b = "<svg viewBox=\"0 0 \(n(W)) \(n(H))\" width=\"\(n(W))\" role=\"img\" aria-label=\"\(h(g.name)) per host\">\n"
-        for t in Self.ticks(lo, hi, target: 4) {
+        for t in Self.ticks(lo, hi, target: 4, unit: g.unit) {
             let x = xpos(t)
             b += "<line x1=\"\(n(x))\" y1=\"\(n(T))\" x2=\"\(n(x))\" y2=\"\(n(H - B))\" stroke=\"\(t == 0 ? "#8c959f" : "#eaeef2")\"/>"
             b += "<text x=\"\(n(x))\" y=\"\(n(H - B + 16))\" font-size=\"11\" text-anchor=\"middle\" fill=\"#57606a\">\(h(ReportText.metric(t, unit: g.unit)))</text>\n"
@@ -197,7 +204,9 @@ extension HTMLReportRenderer {
             b += "<text x=\"\(n(L - 8))\" y=\"\(n(y + 19))\" font-size=\"12\" text-anchor=\"end\" fill=\"#1f2328\">\(h(ReportText.clip(k.host, 18))) #\(k.slot)</text>\n"
             for item in lanes["\(k.host)\u{1}\(k.slot)"] ?? [] {
                 let a = item.attempt
-                let end = a.end ?? tMax
+                // An attempt that never ended is drawn up to its last recorded phase change.
+                let lastSeen = a.phases.map { $0.end ?? $0.start }.max() ?? a.start
+                let end = a.end ?? max(lastSeen, a.start)
                 let bad = a.infraError != nil || a.lost || a.timedOutPhase != nil || !a.problems.isEmpty
                 let tip = "\(item.job.planned.suite) · job \(item.job.planned.jobID) · attempt \(a.number) · \(ReportText.fixed(a.start, 1))–\(ReportText.fixed(end, 1)) s" + (bad ? " · " + (a.infraError ?? a.problems.first ?? "problem") : "")
                 b += "<g><title>\(h(tip))</title>"

@@ -46,6 +46,7 @@ extension HTMLReportRenderer {
     th{font-size:.78em;text-transform:uppercase;letter-spacing:.04em;color:var(--mute);font-weight:600}
     td.num,th.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
     td.test{word-break:break-word}
+    table.tests{table-layout:fixed} table.tests th.st{width:150px} table.tests th.dur{width:90px} table.tests th.att{width:80px}
     .cls{color:var(--mute);font-size:.85em}
     .fail{margin:4px 0 0;padding:6px 8px;background:#fff5f5;border-left:3px solid var(--bad);font-size:.88em;white-space:pre-wrap;word-break:break-word}
     .fail .loc{color:var(--bad);font-weight:600}
@@ -60,6 +61,7 @@ extension HTMLReportRenderer {
     .checklist li{margin:6px 0}
     .checklist .q{font-weight:600}
     footer{margin-top:30px;color:var(--mute);font-size:.8em;border-top:1px solid var(--line);padding-top:10px}
-    @media (max-width:700px){body{font-size:14px}main{padding:0 10px 30px}.banner h1{font-size:1.3em}.hide-sm{display:none}th,td{padding:4px 5px}}
+    @media (min-width:1600px){.charts{display:grid;grid-template-columns:1fr 1fr;gap:12px}.charts figure{margin:6px 0}}
+    @media (max-width:700px){body{font-size:14px}table.tests th.st{width:90px}table.tests th.dur{width:64px}main{padding:0 10px 30px}.banner h1{font-size:1.3em}.hide-sm{display:none}th,td{padding:4px 5px}}
     """
 }

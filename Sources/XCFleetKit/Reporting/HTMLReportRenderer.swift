@@ -54,8 +54,9 @@ public struct HTMLReportRenderer: ReportRendering {
         let gateCount = r.gates.count
         let redGates = r.gates.filter { $0.status != .green }
         b += "<h1>\(green ? "✔ All gates green" : (r.interrupted ? "■ Run interrupted" : "✘ Gates red"))</h1>\n"
-        b += "<div class=\"line\">\(h(r.verdictLine))</div>\n"
-        if !redGates.isEmpty {
+        if redGates.isEmpty {
+            b += "<div class=\"line\">\(h(r.verdictLine))</div>\n"
+        } else {
             b += "<ul>"
             for g in redGates {
                 let why = g.reasons.isEmpty ? g.status.rawValue : g.reasons.joined(separator: "; ")
@@ -110,6 +111,7 @@ public struct HTMLReportRenderer: ReportRendering {
             let groups = summary.groups.filter { $0.suite == s.spec.name }
             var charts = ""
             for g in groups { charts += chart(g, palette: palette) }
+            if !groups.isEmpty { charts = "<div class=\"charts\">\n" + charts + "</div>\n" }
             if groups.isEmpty { charts = "<p class=\"note\">No metrics were recorded.</p>\n" }
             b += suite(s, extra: charts)
         }
@@ -118,14 +120,17 @@ public struct HTMLReportRenderer: ReportRendering {
     }
 
     private func suite(_ s: SuiteReport, extra: String = "") -> String {
-        var n = (passed: 0, failed: 0, skipped: 0, notRun: 0, flaky: 0)
+        var n = (passed: 0, failed: 0, skipped: 0, notRun: 0, flaky: 0, killed: 0, survived: 0)
         var hosts: [String] = []
         var jobsByHost: [String: [JobReport]] = [:]
         for job in s.jobs {
             let host = job.decisive?.host ?? "unscheduled"
             if jobsByHost[host] == nil { hosts.append(host) }
             jobsByHost[host, default: []].append(job)
-            if job.planned.mutant != nil { continue }
+            if job.planned.mutant != nil {
+                if ReportFacts.isRed(job) { n.survived += 1 } else { n.killed += 1 }
+                continue
+            }
             for o in ReportFacts.outcomes(job) {
                 switch o.status {
                 case .passed: n.passed += 1
@@ -141,7 +146,8 @@ public struct HTMLReportRenderer: ReportRendering {
         b += "<span class=\"pill \(s.status.rawValue)\">\(h(s.status.rawValue))</span>"
         b += "<span class=\"name\">\(h(s.spec.name))</span>"
         b += "<span class=\"cls\">\(h(s.spec.template))</span>"
-        var counts = "\(n.passed) passed"
+        var counts = n.killed + n.survived > 0 && n.passed + n.failed + n.notRun == 0 ? "\(n.killed) killed" : "\(n.passed) passed"
+        if n.survived > 0 { counts += " · \(n.survived) not killed" }
         if n.failed > 0 { counts += " · \(n.failed) failed" }
         if n.notRun > 0 { counts += " · \(n.notRun) not run" }
         if n.skipped > 0 { counts += " · \(n.skipped) skipped" }
@@ -173,7 +179,7 @@ public struct HTMLReportRenderer: ReportRendering {
         var b = ""
         if collapse { b += "<details><summary>Tests on \(h(host))</summary>\n" } else { b += "<h4>on \(h(host))</h4>\n" }
         if !regular.isEmpty {
-            b += "<div class=\"table-wrap\"><table><thead><tr><th>Status</th><th>Test</th><th class=\"num\">Duration</th><th class=\"num hide-sm\">Attempts</th></tr></thead><tbody>\n"
+            b += "<div class=\"table-wrap\"><table class=\"tests\"><thead><tr><th class=\"st\">Status</th><th>Test</th><th class=\"num dur\">Duration</th><th class=\"num hide-sm att\">Attempts</th></tr></thead><tbody>\n"
             for job in regular {
                 let label = ReportFacts.jobLabel(job, suite: spec)
                 let retries = ReportFacts.infraRetries(job)
@@ -191,13 +197,13 @@ public struct HTMLReportRenderer: ReportRendering {
             b += "</tbody></table></div>\n"
         }
         if !mutants.isEmpty {
-            b += "<div class=\"table-wrap\"><table><thead><tr><th>Mutant</th><th>Result</th><th>Killed by</th></tr></thead><tbody>\n"
+            b += "<div class=\"table-wrap\"><table class=\"tests\"><thead><tr><th class=\"st\">Result</th><th>Mutant</th><th>Killed by</th></tr></thead><tbody>\n"
             for job in mutants {
                 let killed = !ReportFacts.isRed(job)
                 let by = (job.decisive?.tests ?? []).filter { $0.status == .failed }.map { h($0.id.description) }
                 let result = killed ? "<span class=\"pill killed\">killed</span>"
                     : (job.finalState == .failed ? "<span class=\"pill survived\">survived</span>" : "<span class=\"pill error\">\(h(job.finalState.rawValue))</span>")
-                b += "<tr><td class=\"test mono\">\(h(job.planned.mutant ?? ""))</td><td>\(result)\(killed ? "" : "<div class=\"note\">\(h(ReportFacts.reason(job)))</div>")</td><td class=\"test\">\(by.isEmpty ? "—" : by.joined(separator: "<br>"))</td></tr>\n"
+                b += "<tr><td>\(result)</td><td class=\"test\"><span class=\"mono\">\(h(job.planned.mutant ?? ""))</span>\(killed ? "" : "<div class=\"fail\">\(h(ReportFacts.reason(job)))</div>")</td><td class=\"test\">\(by.isEmpty ? "—" : by.joined(separator: "<br>"))</td></tr>\n"
             }
             b += "</tbody></table></div>\n"
         }

@@ -117,7 +117,8 @@ enum ReportFacts {
     static func jobLevelDetails(_ job: JobReport) -> [String] {
         var lines: [String] = []
         guard let d = job.decisive else {
-            if isRed(job) { lines.append("\(job.finalState.rawValue): \(reason(job))") }
+            // Never ran: the expected tests already say "not run: <reason>" unless there are none.
+            if isRed(job), job.planned.expectedTests.isEmpty { lines.append("\(job.finalState.rawValue): \(reason(job))") }
             return lines
         }
         if let infra = d.infraError { lines.append("infrastructure: \(infra)") }
@@ -126,7 +127,10 @@ enum ReportFacts {
         for c in d.crashes { lines.append("crash: \(c)") }
         for b in d.buildErrors { lines.append("build error: \(ReportText.failureLine(b))") }
         for u in d.unattributedFailures { lines.append("failure: \(ReportText.failureLine(u))") }
-        if let t = d.termination, !t.isCleanSuccess, isRed(job) { lines.append("test command: \(describe(t))") }
+        // An abnormal exit is worth a line only when no failed test explains it.
+        if let t = d.termination, !t.isCleanSuccess, isRed(job), !d.tests.contains(where: { $0.status == .failed }) {
+            lines.append("test command: \(describe(t))")
+        }
         return lines
     }
 

@@ -151,7 +151,7 @@ enum ReportText {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
-            case "\\", "`", "*", "_", "[", "]", "|", "#", "~":
+            case "\\", "`", "*", "_", "[", "]", "|", "~":
                 out += "\\"
                 out.unicodeScalars.append(s)
             default: out.unicodeScalars.append(s)
