@@ -62,6 +62,6 @@ extension HTMLReportRenderer {
     .checklist .q{font-weight:600}
     footer{margin-top:30px;color:var(--mute);font-size:.8em;border-top:1px solid var(--line);padding-top:10px}
     @media (min-width:1600px){.charts{display:grid;grid-template-columns:1fr 1fr;gap:12px}.charts figure{margin:6px 0}}
-    @media (max-width:700px){body{font-size:14px}table.tests th.st{width:90px}table.tests th.dur{width:64px}main{padding:0 10px 30px}.banner h1{font-size:1.3em}.hide-sm{display:none}th,td{padding:4px 5px}}
+    @media (max-width:700px){body{font-size:14px}table.tests th.st{width:88px}table.tests th.dur{width:82px}td.test .mono{word-break:break-all}main{padding:0 10px 30px}.banner h1{font-size:1.3em}.hide-sm{display:none}th,td{padding:4px 5px}}
     """
 }
