@@ -27,19 +27,4 @@ final class JSONReportRendererTests: XCTestCase {
     func testDecodeRejectsGarbage() {
         XCTAssertThrowsError(try JSONReportRenderer.decode(Data("{\"runID\": 1}".utf8)))
     }
-
-    /// Every standard artifact renders; with XCFLEET_REPORT_DUMP=DIR they are written there to look at.
-    func testBundleRendersEveryArtifact() throws {
-        let files = try ReportBundle.render(SampleReports.full)
-        XCTAssertEqual(Set(files.keys), ["report.json", "junit.xml", "summary.md", "report.html"])
-        for (name, data) in files { XCTAssertGreaterThan(data.count, 500, name) }
-        if let dir = ProcessInfo.processInfo.environment["XCFLEET_REPORT_DUMP"], !dir.isEmpty {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            for (name, data) in files { try data.write(to: URL(fileURLWithPath: dir).appendingPathComponent(name)) }
-            let c = RunComparison.compare(base: SampleReports.green, head: SampleReports.full)
-            try Data(RunComparisonRenderer.htmlPage(c).utf8).write(to: URL(fileURLWithPath: dir).appendingPathComponent("compare.html"))
-            try Data(RunComparisonRenderer.markdown(c).utf8).write(to: URL(fileURLWithPath: dir).appendingPathComponent("compare.md"))
-            try Data(GitHubAnnotations.lines(SampleReports.full).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir).appendingPathComponent("annotations.txt"))
-        }
-    }
 }

@@ -143,8 +143,8 @@ public struct JUnitReportRenderer: ReportRendering {
             p.append(("job", id))
             p.append(("\(id).state", job.finalState.rawValue))
             p.append(("\(id).attempt", "\(job.attempts.count)"))
-            p.append(("\(id).shard", "\(j.shard + 1)/\(j.shardCount)"))
-            p.append(("\(id).repetition", "\(j.repetition + 1)"))
+            p.append(("\(id).shard", "\(j.shard &+ 1)/\(j.shardCount)"))
+            p.append(("\(id).repetition", "\(j.repetition &+ 1)"))
             if let m = j.mutant { p.append(("\(id).mutant", m)) }
         }
         return p
@@ -153,7 +153,7 @@ public struct JUnitReportRenderer: ReportRendering {
     private func testCases(for job: JobReport, suite: SuiteSpec) -> [Case] {
         let suffix: String = {
             var parts: [String] = []
-            if suite.repetitions > 1 { parts.append("run \(job.planned.repetition + 1)/\(suite.repetitions)") }
+            if suite.repetitions > 1 { parts.append("run \(job.planned.repetition &+ 1)/\(suite.repetitions)") }
             return parts.isEmpty ? "" : " [" + parts.joined(separator: ", ") + "]"
         }()
         if let mutant = job.planned.mutant { return [mutantCase(job, suite: suite, mutant: mutant)] }

@@ -143,8 +143,8 @@ enum ReportFacts {
     static func jobLabel(_ job: JobReport, suite: SuiteSpec) -> String {
         var parts: [String] = []
         let p = job.planned
-        if p.shardCount > 1 { parts.append("shard \(p.shard + 1)/\(p.shardCount)") }
-        if suite.repetitions > 1 { parts.append("run \(p.repetition + 1)/\(suite.repetitions)") }
+        if p.shardCount > 1 { parts.append("shard \(p.shard &+ 1)/\(p.shardCount)") }
+        if suite.repetitions > 1 { parts.append("run \(p.repetition &+ 1)/\(suite.repetitions)") }
         if let m = p.mutant { parts.append("mutant \(m)") }
         return parts.joined(separator: " · ")
     }

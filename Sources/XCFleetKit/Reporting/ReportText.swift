@@ -26,7 +26,7 @@ enum ReportText {
     /// Seconds for JUnit's `time` attribute: never negative, never NaN (SUREFIRE_TIME pattern).
     static func junitSeconds(_ value: Double?) -> String {
         guard let v = value, v.isFinite, v > 0 else { return "0.000" }
-        return fixed(v, 3)
+        return fixed(min(v, 999_999_999_999), 3)
     }
 
     /// Human duration: `0.042 s`, `12.3 s`, `4 min 05 s`.
@@ -35,6 +35,7 @@ enum ReportText {
         if s < 0 { return "-" }
         if s < 1 { return fixed(s, 3) + " s" }
         if s < 60 { return fixed(s, 1) + " s" }
+        guard s < 1e12 else { return fixed(s, 0) + " s" }
         let total = Int(s.rounded())
         let sec = total % 60
         return "\(total / 60) min \(sec < 10 ? "0" : "")\(sec) s"
