@@ -13,6 +13,7 @@ final class ReportBundleTests: XCTestCase {
             let c = RunComparison.compare(base: SampleReports.green, head: SampleReports.full)
             try Data(RunComparisonRenderer.htmlPage(c).utf8).write(to: URL(fileURLWithPath: dir).appendingPathComponent("compare.html"))
             try Data(RunComparisonRenderer.markdown(c).utf8).write(to: URL(fileURLWithPath: dir).appendingPathComponent("compare.md"))
+            try Data(HTMLReportRenderer().html(SampleReports.green).utf8).write(to: URL(fileURLWithPath: dir).appendingPathComponent("green.html"))
             try Data(GitHubAnnotations.lines(SampleReports.full).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir).appendingPathComponent("annotations.txt"))
         }
     }

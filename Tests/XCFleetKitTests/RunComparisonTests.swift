@@ -59,6 +59,9 @@ final class RunComparisonTests: XCTestCase {
         XCTAssertEqual(mem.delta ?? 0, 1_048_576, accuracy: 1e-6)
         let hit = try XCTUnwrap(c.metricChanges.first { $0.metric == "hit_rate" && $0.host == "mac-a" && $0.labels == "object_bytes=1024" })
         XCTAssertEqual(hit.delta ?? 1, 0, accuracy: 1e-12)
+        // Sizes in numeric order, as the charts show them.
+        XCTAssertEqual(c.metricChanges.filter { $0.metric == "hit_rate" && $0.host == "mac-a" }.map(\.labels),
+                       ["object_bytes=1024", "object_bytes=4096", "object_bytes=16384", "object_bytes=65536"])
     }
 
     func testRenderings() throws {
@@ -69,6 +72,7 @@ final class RunComparisonTests: XCTestCase {
         let md = RunComparisonRenderer.markdown(c)
         XCTAssertTrue(md.contains("### New failures"), md)
         XCTAssertTrue(md.contains("testC4\\_overwriteReturnsSecond — passed → failed"), md)
+        XCTAssertTrue(c.newFailures.contains { $0.test == "mutant storeWithoutSnapshot" && $0.suite == "cache-contract-mutants" })
         XCTAssertFalse(md.contains("<script>"))
         let page = RunComparisonRenderer.htmlPage(c)
         XCTAssertTrue(page.hasPrefix("<!DOCTYPE html>"))

@@ -80,9 +80,16 @@ public struct RunComparison: Equatable, Codable, Sendable {
         var metrics: [MetricChange] = []
         var bm: [String: ProbeSummary.Series] = [:], hm: [String: ProbeSummary.Series] = [:]
         func key(_ s: ProbeSummary.Series) -> String { [s.suite, s.name, s.unit, s.host, s.labelText].joined(separator: "\u{1}") }
-        for g in ProbeSummary(base).groups { for s in g.series { bm[key(s)] = s } }
-        for g in ProbeSummary(head).groups { for s in g.series { hm[key(s)] = s } }
-        for k in Set(bm.keys).union(hm.keys).sorted() {
+        // Order: the head run's series as its charts show them (sizes numerically), then base-only ones.
+        var order: [String] = []
+        for g in ProbeSummary(head).groups { for s in g.series { hm[key(s)] = s; order.append(key(s)) } }
+        for g in ProbeSummary(base).groups {
+            for s in g.series {
+                bm[key(s)] = s
+                if hm[key(s)] == nil { order.append(key(s)) }
+            }
+        }
+        for k in order {
             guard let any = hm[k] ?? bm[k] else { continue }
             let bmean = bm[k].map(\.mean).flatMap { $0.isFinite ? $0 : nil }
             let hmean = hm[k].map(\.mean).flatMap { $0.isFinite ? $0 : nil }
@@ -135,9 +142,8 @@ private struct TestIndex {
     init(_ report: RunReport) {
         for suite in report.suites {
             for job in suite.jobs {
-                let mutant = job.planned.mutant.map { " [mutant \($0)]" } ?? ""
-                if !mutant.isEmpty {
-                    let test = "mutant" + mutant
+                if let mutant = job.planned.mutant {
+                    let test = "mutant \(mutant)"
                     let k = suite.spec.name + "\u{1}" + test
                     var e = entries[k] ?? Entry(suite: suite.spec.name, test: test)
                     let s: Status = ReportFacts.isRed(job) ? .failed : .passed
