@@ -31,6 +31,15 @@ extension HTMLReportRenderer {
         return out
     }
 
+    /// An axis tick in its unit without needless zeros (`2 MiB`, `40%`).
+    static func tickLabel(_ v: Double, unit: String) -> String {
+        var s = ReportText.metric(v, unit: unit)
+        for zeros in [".00 ", ".0 ", ".0%"] where s.contains(zeros) {
+            s = s.replacingOccurrences(of: zeros, with: zeros.hasSuffix("%") ? "%" : " ")
+        }
+        return s
+    }
+
     private func axisLabel(_ v: Double, key: String) -> String {
         if key.contains("bytes") || key.contains("size") { return ReportText.metric(v, unit: "bytes").replacingOccurrences(of: ".0 ", with: " ") }
         return ReportText.fixed(v, v == v.rounded() ? 0 : 2)
@@ -87,7 +96,7 @@ extension HTMLReportRenderer {
         for t in Self.ticks(lo, hi, unit: g.unit) {
             let y = ypos(t)
             b += "<line x1=\"\(n(L))\" y1=\"\(n(y))\" x2=\"\(n(W - R))\" y2=\"\(n(y))\" stroke=\"#eaeef2\"/>"
-            b += "<text x=\"\(n(L - 6))\" y=\"\(n(y + 4))\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">\(h(ReportText.metric(t, unit: g.unit)))</text>\n"
+            b += "<text x=\"\(n(L - 6))\" y=\"\(n(y + 4))\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">\(h(Self.tickLabel(t, unit: g.unit)))</text>\n"
         }
         for x in xs {
             let px = xpos(x)
@@ -142,7 +151,7 @@ extension HTMLReportRenderer {
         for t in Self.ticks(lo, hi, target: 4, unit: g.unit) {
             let x = xpos(t)
             b += "<line x1=\"\(n(x))\" y1=\"\(n(T))\" x2=\"\(n(x))\" y2=\"\(n(H - B))\" stroke=\"\(t == 0 ? "#8c959f" : "#eaeef2")\"/>"
-            b += "<text x=\"\(n(x))\" y=\"\(n(H - B + 16))\" font-size=\"11\" text-anchor=\"middle\" fill=\"#57606a\">\(h(ReportText.metric(t, unit: g.unit)))</text>\n"
+            b += "<text x=\"\(n(x))\" y=\"\(n(H - B + 16))\" font-size=\"11\" text-anchor=\"middle\" fill=\"#57606a\">\(h(Self.tickLabel(t, unit: g.unit)))</text>\n"
         }
         for (i, s) in g.series.enumerated() {
             let y = T + row * Double(i)
@@ -190,7 +199,7 @@ extension HTMLReportRenderer {
         guard !laneKeys.isEmpty else { return "<p class=\"note\">No attempt ran.</p>\n" }
         laneKeys.sort { $0.host != $1.host ? $0.host < $1.host : $0.slot < $1.slot }
         if tMax <= 0 { tMax = 1 }
-        let W = 1000.0, L = 150.0, R = 14.0, T = 24.0, lane = 30.0
+        let W = 1000.0, L = 150.0, R = 14.0, T = 24.0, lane = 40.0
         let H = T + lane * Double(laneKeys.count) + 6
         func x(_ t: Double) -> Double { L + max(0, min(t, tMax)) / tMax * (W - L - R) }
         var b = "<div class=\"table-wrap\"><svg viewBox=\"0 0 \(n(W)) \(n(H))\" width=\"\(n(W))\" style=\"min-width:640px\" role=\"img\" aria-label=\"timeline of job phases per host slot\">\n"
@@ -201,7 +210,7 @@ extension HTMLReportRenderer {
         for (i, k) in laneKeys.enumerated() {
             let y = T + lane * Double(i)
             if i % 2 == 0 { b += "<rect x=\"0\" y=\"\(n(y))\" width=\"\(n(W))\" height=\"\(n(lane))\" fill=\"#f6f8fa\"/>" }
-            b += "<text x=\"\(n(L - 8))\" y=\"\(n(y + 19))\" font-size=\"12\" text-anchor=\"end\" fill=\"#1f2328\">\(h(ReportText.clip(k.host, 18))) #\(k.slot)</text>\n"
+            b += "<text x=\"\(n(L - 8))\" y=\"\(n(y + 18))\" font-size=\"12\" text-anchor=\"end\" fill=\"#1f2328\">\(h(ReportText.clip(k.host, 18))) #\(k.slot)</text>\n"
             for item in lanes["\(k.host)\u{1}\(k.slot)"] ?? [] {
                 let a = item.attempt
                 // An attempt that never ended is drawn up to its last recorded phase change.
@@ -210,11 +219,16 @@ extension HTMLReportRenderer {
                 let bad = a.infraError != nil || a.lost || a.timedOutPhase != nil || !a.problems.isEmpty
                 let tip = "\(item.job.planned.suite) · job \(item.job.planned.jobID) · attempt \(a.number) · \(ReportText.fixed(a.start, 1))–\(ReportText.fixed(end, 1)) s" + (bad ? " · " + (a.infraError ?? a.problems.first ?? "problem") : "")
                 b += "<g><title>\(h(tip))</title>"
-                b += "<rect x=\"\(n(x(a.start)))\" y=\"\(n(y + 5))\" width=\"\(n(max(1, x(end) - x(a.start))))\" height=\"20\" rx=\"3\" fill=\"#fff\" stroke=\"\(bad ? "#cf222e" : "#8c959f")\" stroke-width=\"\(bad ? "2" : "1")\"/>"
+                b += "<rect x=\"\(n(x(a.start)))\" y=\"\(n(y + 4))\" width=\"\(n(max(1, x(end) - x(a.start))))\" height=\"20\" rx=\"3\" fill=\"#fff\" stroke=\"\(bad ? "#cf222e" : "#8c959f")\" stroke-width=\"\(bad ? "2" : "1")\"/>"
+                // The job id under the bar when it fits (phones cannot hover).
+                let label = "\(item.job.planned.jobID)\(a.number > 1 ? " #\(a.number)" : "")"
+                if x(end) - x(a.start) >= Double(label.count) * 5.6 + 2 {
+                    b += "<text x=\"\(n(x(a.start) + 1))\" y=\"\(n(y + 35))\" font-size=\"10\" fill=\"\(bad ? "#cf222e" : "#57606a")\">\(h(label))</text>"
+                }
                 for p in a.phases {
                     let pe = p.end ?? end
                     let color = Self.phaseColors[p.phase] ?? "#8c959f"
-                    b += "<rect x=\"\(n(x(p.start)))\" y=\"\(n(y + 8))\" width=\"\(n(max(1, x(pe) - x(p.start))))\" height=\"14\" fill=\"\(color)\"><title>\(h("\(item.job.planned.jobID) #\(a.number) · \(p.phase.rawValue) · \(ReportText.fixed(p.start, 1))–\(ReportText.fixed(pe, 1)) s"))</title></rect>"
+                    b += "<rect x=\"\(n(x(p.start)))\" y=\"\(n(y + 7))\" width=\"\(n(max(1, x(pe) - x(p.start))))\" height=\"14\" fill=\"\(color)\"><title>\(h("\(item.job.planned.jobID) #\(a.number) · \(p.phase.rawValue) · \(ReportText.fixed(p.start, 1))–\(ReportText.fixed(pe, 1)) s"))</title></rect>"
                 }
                 b += "</g>\n"
             }
