@@ -9,10 +9,15 @@ final class JUnitReportRendererTests: XCTestCase {
         return url
     }
 
-    func testDeterministic() throws {
+    /// Same report → same bytes, also across processes (the golden file pins it).
+    func testDeterministicAndMatchesGolden() throws {
         let a = try JUnitReportRenderer().render(SampleReports.full)
         let b = try JUnitReportRenderer().render(SampleReports.full)
         XCTAssertEqual(a, b)
+        let url = ReportingTestSupport.fixturesDir.appendingPathComponent("golden/junit-full.xml")
+        if ProcessInfo.processInfo.environment["XCFLEET_UPDATE_GOLDEN"] == "1" { try a.write(to: url) }
+        XCTAssertEqual(String(decoding: a, as: UTF8.self), try String(contentsOf: url, encoding: .utf8),
+                       "junit.xml changed; if intended, rerun with XCFLEET_UPDATE_GOLDEN=1 and review the diff")
     }
 
     func testEveryStateIsRepresented() {
