@@ -1,0 +1,185 @@
+import Foundation
+
+/// `summary.md`: a short Markdown summary for a pull-request comment or a CI job summary —
+/// verdict, counts per suite, failures with `file:line`, probe highlights per host, infra notes.
+/// No links; every string from a host or a test is escaped.
+public struct MarkdownSummaryRenderer: ReportRendering {
+    public let fileName = "summary.md"
+    /// At most this many failures are listed; the rest are counted.
+    public var maxFailures: Int
+    /// Failure messages are clipped to this many characters.
+    public var maxMessageLength: Int
+
+    public init(maxFailures: Int = 20, maxMessageLength: Int = 200) {
+        self.maxFailures = maxFailures
+        self.maxMessageLength = maxMessageLength
+    }
+
+    public func render(_ report: RunReport) throws -> Data {
+        Data(markdown(report).utf8)
+    }
+
+    private func md(_ s: String) -> String { ReportText.markdown(s) }
+
+    public func markdown(_ report: RunReport) -> String {
+        var out: [String] = []
+        let green = report.exitCode == 0 && !report.interrupted
+        out.append("## \(green ? "✅" : "❌") xcfleet: \(md(report.verdictLine))")
+        out.append("")
+        let hostCount = report.hosts.count
+        out.append("Plan **\(md(report.planName))** · run \(md(report.runID)) · \(hostCount) host\(hostCount == 1 ? "" : "s") · \(ReportText.duration(report.duration)) · exit code \(report.exitCode)\(report.interrupted ? " · **interrupted**" : "")")
+        out.append("")
+
+        // Counts per suite.
+        out.append("| Suite | Kind | Status | Passed | Failed | Skipped | Not run | Flaky | Jobs |")
+        out.append("|---|---|---|--:|--:|--:|--:|--:|--:|")
+        var failures: [(suite: String, host: String, line: String)] = []
+        var flaky: [String] = []
+        for suite in report.suites {
+            var n = (passed: 0, failed: 0, skipped: 0, notRun: 0, flaky: 0)
+            for job in suite.jobs {
+                let host = job.decisive?.host ?? "unscheduled"
+                if let mutant = job.planned.mutant {
+                    if ReportFacts.isRed(job) {
+                        n.failed += 1
+                        failures.append((suite.spec.name, host, "mutant \(md(mutant)) — \(md(ReportText.clip(ReportFacts.reason(job), maxMessageLength)))"))
+                    } else {
+                        n.passed += 1
+                    }
+                    continue
+                }
+                for o in ReportFacts.outcomes(job) {
+                    switch o.status {
+                    case .passed: n.passed += 1
+                    case .skipped: n.skipped += 1
+                    case .failed:
+                        n.failed += 1
+                        let f = o.failures.first ?? FailureDetail(message: "failed")
+                        let loc = ReportText.location(f).map { "\(md($0)) — " } ?? ""
+                        failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(loc)\(md(ReportText.clip(f.message, maxMessageLength)))"))
+                    case .notRun:
+                        n.notRun += 1
+                        if ReportFacts.isRed(job) {
+                            failures.append((suite.spec.name, host, "\(md(o.id.description)) — not run: \(md(ReportText.clip(o.notRunReason ?? "", maxMessageLength)))"))
+                        }
+                    }
+                    if o.flaky {
+                        n.flaky += 1
+                        let hosts = o.earlier.map { "attempt \($0.attempt) on \(md($0.host))" }.joined(separator: ", ")
+                        flaky.append("\(md(suite.spec.name)) · \(md(o.id.description)) — failed in \(hosts.isEmpty ? "an earlier attempt" : hosts), passed on \(md(host))")
+                    }
+                }
+                let details = ReportFacts.jobLevelDetails(job)
+                if ReportFacts.isRed(job) || !(job.decisive?.crashes.isEmpty ?? true) {
+                    for d in details {
+                        failures.append((suite.spec.name, host, "job \(md(job.planned.jobID)) — \(md(ReportText.clip(d, maxMessageLength)))"))
+                    }
+                }
+            }
+            let status = Self.statusText(suite.status)
+            out.append("| \(md(suite.spec.name)) | \(suite.spec.kind.rawValue) | \(status) | \(n.passed) | \(n.failed) | \(n.skipped) | \(n.notRun) | \(n.flaky) | \(suite.jobs.count) |")
+        }
+        out.append("")
+
+        let redReasons = report.suites.filter { $0.status == .red || $0.status == .unschedulable || $0.status == .interrupted }
+        if !redReasons.isEmpty {
+            out.append("### Why")
+            for s in redReasons {
+                let why = s.reasons.isEmpty ? s.status.rawValue : s.reasons.map { md($0) }.joined(separator: "; ")
+                out.append("- **\(md(s.spec.name))** (\(s.spec.kind.rawValue)): \(why)")
+            }
+            out.append("")
+        }
+
+        if !failures.isEmpty {
+            out.append("### Failures (\(failures.count))")
+            for f in failures.prefix(maxFailures) {
+                out.append("- **\(md(f.suite))** @ \(md(f.host)): \(f.line)")
+            }
+            if failures.count > maxFailures {
+                out.append("- … and \(failures.count - maxFailures) more (see report.html)")
+            }
+            out.append("")
+        }
+
+        if !flaky.isEmpty {
+            out.append("### Flaky (\(flaky.count))")
+            for f in flaky.prefix(maxFailures) { out.append("- \(f)") }
+            if flaky.count > maxFailures { out.append("- … and \(flaky.count - maxFailures) more") }
+            out.append("")
+        }
+
+        let probes = ProbeSummary(report)
+        if !probes.groups.isEmpty {
+            out.append("### Probes (diagnostics, never gate)")
+            for g in probes.groups {
+                out.append("")
+                out.append("**\(md(g.suite)) · \(md(g.name))** (\(md(g.unit))) — mean (min–max) over repetitions")
+                out.append("")
+                let hosts = g.hosts
+                let conditionHeader = g.axis ?? "labels"
+                out.append("| \(md(conditionHeader)) | " + hosts.map { md($0) }.joined(separator: " | ") + " |")
+                out.append("|---|" + hosts.map { _ in "--:|" }.joined())
+                var rows: [String] = []
+                var cells: [String: [String: String]] = [:]
+                for s in g.series {
+                    let row = g.axis.flatMap { a in s.labels.first { $0.key == a }?.value }.map { v in
+                        let rest = ProbeSummary.otherLabels(s, g.axis)
+                        return rest.isEmpty ? v : "\(v) \(rest)"
+                    } ?? (s.labelText.isEmpty ? "—" : s.labelText)
+                    if cells[row] == nil { rows.append(row); cells[row] = [:] }
+                    cells[row]?[s.host] = Self.stat(s)
+                }
+                for row in rows {
+                    out.append("| \(md(row)) | " + hosts.map { cells[row]?[$0] ?? "—" }.joined(separator: " | ") + " |")
+                }
+            }
+            out.append("")
+        }
+
+        var infra: [String] = []
+        for (host, why) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) {
+            infra.append("host \(md(host)) set aside: \(md(why))")
+        }
+        for suite in report.suites {
+            for job in suite.jobs {
+                for a in ReportFacts.infraRetries(job) {
+                    let problem = a.infraError ?? a.timedOutPhase.map { "timed out in \($0.rawValue)" } ?? "did not finish"
+                    infra.append("job \(md(job.planned.jobID)) attempt \(a.number) on \(md(a.host)): \(md(ReportText.clip(problem, maxMessageLength))) → retried on \(md(job.decisive?.host ?? "-"))")
+                }
+                if job.finalState == .unschedulable {
+                    infra.append("job \(md(job.planned.jobID)) (\(md(suite.spec.name))) unschedulable: \(md(ReportFacts.reason(job)))")
+                }
+                if job.finalState == .infraFailed {
+                    infra.append("job \(md(job.planned.jobID)) (\(md(suite.spec.name))) infra-failed: \(md(ReportFacts.reason(job)))")
+                }
+            }
+        }
+        for note in report.notes { infra.append(md(ReportText.clip(note, maxMessageLength))) }
+        if !infra.isEmpty {
+            out.append("### Infrastructure")
+            for line in infra.prefix(maxFailures) { out.append("- \(line)") }
+            if infra.count > maxFailures { out.append("- … and \(infra.count - maxFailures) more") }
+            out.append("")
+        }
+        out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.testsPassed) passed, \(report.totals.testsFailed) failed, \(report.totals.testsSkipped) skipped, \(report.totals.flakyTests) flaky")
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    static func statusText(_ s: SuiteStatus) -> String {
+        switch s {
+        case .green: return "🟢 green"
+        case .red: return "🔴 red"
+        case .measured: return "📏 measured"
+        case .incomplete: return "⚠️ incomplete"
+        case .unschedulable: return "⛔ unschedulable"
+        case .interrupted: return "⏹ interrupted"
+        }
+    }
+
+    static func stat(_ s: ProbeSummary.Series) -> String {
+        let mean = ReportText.metric(s.mean, unit: s.unit)
+        guard s.finite.count > 1 else { return ReportText.markdown(mean) }
+        return ReportText.markdown("\(mean) (\(ReportText.metric(s.min, unit: s.unit))–\(ReportText.metric(s.max, unit: s.unit)))")
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+/// Text helpers shared by the renderers: escaping per output language and locale-free,
+/// fixed number formatting (so output never depends on the machine it was rendered on).
+enum ReportText {
+    // MARK: Numbers
+
+    /// `value` with exactly `digits` decimals, no grouping, `.` as separator. Non-finite → `"-"`.
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return "-" }
+        let digits = max(0, min(digits, 9))
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 9.0e15 else { return String(describing: value) }
+        let units = UInt64(scaled)
+        let whole = units / UInt64(scale)
+        let frac = units % UInt64(scale)
+        let sign = (value < 0 && units != 0) ? "-" : ""
+        guard digits > 0 else { return "\(sign)\(whole)" }
+        var fracText = String(frac)
+        while fracText.count < digits { fracText = "0" + fracText }
+        return "\(sign)\(whole).\(fracText)"
+    }
+
+    /// Seconds for JUnit's `time` attribute: never negative, never NaN (SUREFIRE_TIME pattern).
+    static func junitSeconds(_ value: Double?) -> String {
+        guard let v = value, v.isFinite, v > 0 else { return "0.000" }
+        return fixed(min(v, 999_999_999_999), 3)
+    }
+
+    /// Human duration: `0.042 s`, `12.3 s`, `4 min 05 s`.
+    static func duration(_ seconds: Double?) -> String {
+        guard let s = seconds, s.isFinite else { return "-" }
+        if s < 0 { return "-" }
+        if s < 1 { return fixed(s, 3) + " s" }
+        if s < 60 { return fixed(s, 1) + " s" }
+        guard s < 1e12 else { return fixed(s, 0) + " s" }
+        let total = Int(s.rounded())
+        let sec = total % 60
+        return "\(total / 60) min \(sec < 10 ? "0" : "")\(sec) s"
+    }
+
+    /// A metric value in its unit: ratios as percent, bytes in KiB/MiB, otherwise plain.
+    static func metric(_ value: Double, unit: String) -> String {
+        guard value.isFinite else { return "-" }
+        switch unit {
+        case "ratio":
+            return fixed(value * 100, 1) + "%"
+        case "bytes":
+            let a = abs(value)
+            if a >= 1_073_741_824 { return fixed(value / 1_073_741_824, 2) + " GiB" }
+            if a >= 1_048_576 { return fixed(value / 1_048_576, 2) + " MiB" }
+            if a >= 1024 { return fixed(value / 1024, 1) + " KiB" }
+            return fixed(value, 0) + " B"
+        case "s", "seconds":
+            return duration(value)
+        default:
+            let digits = value == value.rounded() && abs(value) < 1e12 ? 0 : 3
+            return fixed(value, digits) + (unit.isEmpty || unit == "count" ? "" : " " + unit)
+        }
+    }
+
+    /// A signed metric change in its unit (`+1.2 MiB`, `-3.0%`).
+    static func signedMetric(_ value: Double, unit: String) -> String {
+        guard value.isFinite else { return "-" }
+        let text = metric(unit == "ratio" ? value : value, unit: unit)
+        return value > 0 ? "+" + text : text
+    }
+
+    // MARK: Characters
+
+    /// Whether a scalar may appear in an XML 1.0 document.
+    static func isXMLLegal(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x9, 0xA, 0xD: return true
+        case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
+        default: return false
+        }
+    }
+
+    /// Replaces characters illegal in XML 1.0 (and so unsafe in HTML) with U+FFFD.
+    static func legal(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { !isXMLLegal($0) }) else { return text }
+        var out = String.UnicodeScalarView()
+        for s in text.unicodeScalars { out.append(isXMLLegal(s) ? s : "\u{FFFD}") }
+        return String(out)
+    }
+
+    // MARK: Escaping
+
+    /// XML character data: `&`, `<`, `>` escaped (so `]]>` can never appear), illegal characters replaced.
+    static func xmlText(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for s in legal(text).unicodeScalars {
+            switch s {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.unicodeScalars.append(s)
+            }
+        }
+        return out
+    }
+
+    /// XML attribute value (for double quotes): also quotes and whitespace controls as references,
+    /// so tabs and line breaks survive attribute-value normalisation.
+    static func xmlAttribute(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for s in legal(text).unicodeScalars {
+            switch s {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\t": out += "&#9;"
+            case "\n": out += "&#10;"
+            case "\r": out += "&#13;"
+            default: out.unicodeScalars.append(s)
+            }
+        }
+        return out
+    }
+
+    /// HTML text or attribute value: every markup character escaped, illegal characters replaced.
+    static func html(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for s in legal(text).unicodeScalars {
+            switch s {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(s)
+            }
+        }
+        return out
+    }
+
+    /// Markdown inline text on one line: markup characters backslash-escaped, `<`/`>`/`&` as
+    /// entities (GitHub would otherwise treat them as HTML), line breaks and controls as spaces.
+    static func markdown(_ text: String) -> String {
+        var out = ""
+        for s in legal(text).unicodeScalars {
+            switch s {
+            case "\n", "\r", "\t": out += " "
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\\", "`", "*", "_", "[", "]", "|", "~":
+                out += "\\"
+                out.unicodeScalars.append(s)
+            default: out.unicodeScalars.append(s)
+            }
+        }
+        return out
+    }
+
+    /// Shortens a single line to at most `limit` characters, marking the cut.
+    static func clip(_ text: String, _ limit: Int) -> String {
+        let oneLine = text.replacingOccurrences(of: "\r\n", with: "\n")
+        guard oneLine.count > limit, limit > 1 else { return oneLine }
+        return String(oneLine.prefix(limit - 1)) + "…"
+    }
+
+    /// `file:line` (or just the file, or nil).
+    static func location(_ f: FailureDetail) -> String? {
+        guard let file = f.file, !file.isEmpty else { return nil }
+        if let line = f.line { return "\(file):\(line)" }
+        return file
+    }
+
+    /// `file:line: message`, or the message alone.
+    static func failureLine(_ f: FailureDetail) -> String {
+        if let loc = location(f) { return "\(loc): \(f.message)" }
+        return f.message
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Renders a `RunComparison` as JSON, Markdown, or HTML (a section for report.html or a page).
+public enum RunComparisonRenderer {
+    public static func json(_ c: RunComparison) throws -> Data {
+        try JSONReportRenderer.encoder().encode(c)
+    }
+
+    public static func markdown(_ c: RunComparison) -> String {
+        func md(_ s: String) -> String { ReportText.markdown(s) }
+        var out: [String] = []
+        out.append("## \(c.isClean ? "✅" : "⚠️") xcfleet: \(md(c.headRunID)) compared with \(md(c.baseRunID))")
+        out.append("")
+        out.append("Exit code \(c.baseExitCode) → \(c.headExitCode) · \(c.newFailures.count) new failure\(c.newFailures.count == 1 ? "" : "s") · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower")
+        out.append("")
+        func list(_ title: String, _ items: [RunComparison.TestChange]) {
+            guard !items.isEmpty else { return }
+            out.append("### \(title) (\(items.count))")
+            for i in items {
+                var line = "- **\(md(i.suite))** · \(md(i.test)) — \(md(i.baseStatus)) → \(md(i.headStatus))"
+                if let m = i.message { line += ": \(md(ReportText.clip(m, 200)))" }
+                out.append(line)
+            }
+            out.append("")
+        }
+        list("New failures", c.newFailures)
+        list("Fixed", c.fixed)
+        list("Newly flaky", c.newlyFlaky)
+        if !c.slower.isEmpty {
+            out.append("### Slower by more than \(ReportText.fixed(c.slowerThreshold * 100, 0))% (\(c.slower.count))")
+            out.append("| Suite | Test | Base | Head | Change |")
+            out.append("|---|---|--:|--:|--:|")
+            for s in c.slower {
+                out.append("| \(md(s.suite)) | \(md(s.test)) | \(ReportText.duration(s.baseSeconds)) | \(ReportText.duration(s.headSeconds)) | +\(ReportText.fixed(s.relative * 100, 0))% |")
+            }
+            out.append("")
+        }
+        if !c.metricChanges.isEmpty {
+            out.append("### Probe metrics (mean over repetitions)")
+            out.append("| Suite | Metric | Host | Labels | Base | Head | Change |")
+            out.append("|---|---|---|---|--:|--:|--:|")
+            for m in c.metricChanges {
+                out.append("| \(md(m.suite)) | \(md(m.metric)) | \(md(m.host)) | \(md(m.labels)) | \(value(m.baseMean, m.unit)) | \(value(m.headMean, m.unit)) | \(change(m)) |")
+            }
+            out.append("")
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    static func value(_ v: Double?, _ unit: String) -> String {
+        v.map { ReportText.metric($0, unit: unit) } ?? "—"
+    }
+
+    static func change(_ m: RunComparison.MetricChange) -> String {
+        guard let d = m.delta else { return m.baseMean == nil ? "new" : "gone" }
+        var s = ReportText.signedMetric(d, unit: m.unit == "ratio" ? "ratio" : m.unit)
+        if m.unit == "ratio" { s = s.replacingOccurrences(of: "%", with: " pt") }
+        if let r = m.relative, m.unit != "ratio" { s += " (\(r >= 0 ? "+" : "")\(ReportText.fixed(r * 100, 1))%)" }
+        return s
+    }
+
+    /// A `<section id="comparison">` for report.html.
+    public static func htmlSection(_ c: RunComparison) -> String {
+        func h(_ s: String) -> String { ReportText.html(s) }
+        var b = "<section id=\"comparison\">\n<h2>Compared with \(h(c.baseRunID))</h2>\n"
+        b += "<p class=\"note\">exit code \(c.baseExitCode) → \(c.headExitCode) · \(c.newFailures.count) new failures · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower (more than \(ReportText.fixed(c.slowerThreshold * 100, 0))% and \(ReportText.fixed(c.minimumSlowerSeconds, 2)) s)</p>\n"
+        func tests(_ title: String, _ items: [RunComparison.TestChange], _ cls: String) {
+            guard !items.isEmpty else { return }
+            b += "<h3>\(title)</h3><div class=\"table-wrap\"><table><thead><tr><th>Suite</th><th>Test</th><th>Base</th><th>Head</th></tr></thead><tbody>\n"
+            for i in items {
+                b += "<tr><td>\(h(i.suite))</td><td class=\"test mono\">\(h(i.test))"
+                if let m = i.message { b += "<div class=\"fail\">\(h(m))</div>" }
+                b += "</td><td>\(h(i.baseStatus))</td><td><span class=\"pill \(cls)\">\(h(i.headStatus))</span></td></tr>\n"
+            }
+            b += "</tbody></table></div>\n"
+        }
+        tests("New failures", c.newFailures, "failed")
+        tests("Fixed", c.fixed, "passed")
+        tests("Newly flaky", c.newlyFlaky, "flaky")
+        if !c.slower.isEmpty {
+            b += "<h3>Slower</h3><div class=\"table-wrap\"><table><thead><tr><th>Suite</th><th>Test</th><th class=\"num\">Base</th><th class=\"num\">Head</th><th class=\"num\">Change</th></tr></thead><tbody>\n"
+            for s in c.slower {
+                b += "<tr><td>\(h(s.suite))</td><td class=\"test mono\">\(h(s.test))</td><td class=\"num\">\(ReportText.duration(s.baseSeconds))</td><td class=\"num\">\(ReportText.duration(s.headSeconds))</td><td class=\"num\">+\(ReportText.fixed(s.relative * 100, 0))%</td></tr>\n"
+            }
+            b += "</tbody></table></div>\n"
+        }
+        if !c.metricChanges.isEmpty {
+            b += "<details open><summary>Probe metrics (mean over repetitions)</summary><div class=\"table-wrap\"><table><thead><tr><th>Suite</th><th>Metric</th><th>Host</th><th>Labels</th><th class=\"num\">Base</th><th class=\"num\">Head</th><th class=\"num\">Change</th></tr></thead><tbody>\n"
+            for m in c.metricChanges {
+                b += "<tr><td>\(h(m.suite))</td><td>\(h(m.metric))</td><td>\(h(m.host))</td><td class=\"mono\">\(h(m.labels))</td><td class=\"num\">\(h(value(m.baseMean, m.unit)))</td><td class=\"num\">\(h(value(m.headMean, m.unit)))</td><td class=\"num\">\(h(change(m)))</td></tr>\n"
+            }
+            b += "</tbody></table></div></details>\n"
+        }
+        if c.newFailures.isEmpty && c.fixed.isEmpty && c.newlyFlaky.isEmpty && c.slower.isEmpty && c.metricChanges.isEmpty {
+            b += "<p class=\"note\">No differences.</p>\n"
+        }
+        b += "</section>\n"
+        return b
+    }
+
+    /// A standalone, self-contained HTML page for the comparison.
+    public static func htmlPage(_ c: RunComparison) -> String {
+        let h = ReportText.html
+        return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>xcfleet · \(h(c.headRunID)) vs \(h(c.baseRunID))</title>\n<style>\n\(HTMLReportRenderer.css)\n</style>\n</head>\n<body>\n<header class=\"banner \(c.isClean ? "green" : "red")\"><div class=\"inner\"><h1>\(c.isClean ? "✔ Nothing got worse" : "✘ Regressions")</h1><div class=\"line\">\(h(c.headRunID)) compared with \(h(c.baseRunID))</div></div></header>\n<main>\n" + htmlSection(c) + "</main>\n</body>\n</html>\n"
+    }
+}
