@@ -62,6 +62,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     runner.observe { console.handle($0) }
     Signals.install(onFirst: { runner.interrupt() })
     let report = try await runner.run()
+    publishToCI(report, runDirectory: runner.runDirectory)
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -71,6 +72,23 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         print(ConsoleProgress.summary(report, runDirectory: runner.runDirectory, color: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil))
     }
     return report.exitCode
+}
+
+/// GitHub Actions: the summary is appended to `GITHUB_STEP_SUMMARY`, failures become `::error` annotations.
+func publishToCI(_ report: RunReport, runDirectory: URL, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    if let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty,
+       let summary = FileManager.default.contents(atPath: runDirectory.appendingPathComponent("summary.md").path) {
+        if let handle = FileHandle(forWritingAtPath: path) {
+            handle.seekToEndOfFile()
+            handle.write(summary)
+            try? handle.close()
+        } else {
+            FileManager.default.createFile(atPath: path, contents: summary)
+        }
+    }
+    if environment["GITHUB_ACTIONS"] == "true" {
+        for line in GitHubAnnotations.lines(report) { print(line) }
+    }
 }
 
 /// `--json`: one machine-readable summary on stdout.
@@ -155,6 +173,9 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let report = await LogParse.report(reading: input, name: name)
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
+    }
+    if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true" {
+        for line in GitHubAnnotations.lines(report) { print(line) }
     }
     if args.flags.contains("json") {
         let encoder = JSONEncoder()

@@ -160,8 +160,8 @@ enum SampleReports {
         ], termination: .exited(1))
         let survived = attempt(1, host: "mac-b", start: 30, tests: cacheManifest.map { test($0, .passed) })
         return SuiteReport(spec: s, status: .red, reasons: ["mutant storeWithoutSnapshot survived"], jobs: [
-            job("mutants#keyWithoutAccount", suite: s, mutant: "keyWithoutAccount", expected: cacheManifest, attempts: [killed], state: .passed),
-            job("mutants#storeWithoutSnapshot", suite: s, mutant: "storeWithoutSnapshot", expected: cacheManifest, attempts: [survived], state: .failed,
+            job("mutants#keyWithoutAccount", suite: s, mutant: "keyWithoutAccount", expected: cacheManifest, attempts: [killed], state: .failed),
+            job("mutants#storeWithoutSnapshot", suite: s, mutant: "storeWithoutSnapshot", expected: cacheManifest, attempts: [survived], state: .passed,
                 reasons: ["every test passed against the mutant (C2 not covered)"]),
         ])
     }

@@ -307,9 +307,17 @@ final class SchedulerTests: XCTestCase {
 
     /// Thousands of jobs on a large fleet run through quickly (work per event stays small).
     func testLargeRunFinishesEveryJobOnce() {
-        let jobs = (0..<5_000).map { SchedulerJob(id: "j\($0)", suite: "s\($0 % 50)", requires: $0 % 7 == 0 ? ["combine"] : [],
-                                                  expectedSeconds: Double(($0 * 7_919) % 1_000)) }
-        let hosts = (0..<64).map { SchedulerHost(name: "h\($0)", labels: $0 % 4 == 0 ? ["combine"] : [], slots: 2) }
+        var jobs: [SchedulerJob] = []
+        for i in 0..<5_000 {
+            let requires: [String] = i % 7 == 0 ? ["combine"] : []
+            let seconds = Double((i * 7_919) % 1_000)
+            jobs.append(SchedulerJob(id: "j\(i)", suite: "s\(i % 50)", requires: requires, expectedSeconds: seconds))
+        }
+        var hosts: [SchedulerHost] = []
+        for i in 0..<64 {
+            let labels: [String] = i % 4 == 0 ? ["combine"] : []
+            hosts.append(SchedulerHost(name: "h\(i)", labels: labels, slots: 2))
+        }
         var scheduler = Scheduler(jobs: jobs, hosts: hosts)
         var running = startedJobs(scheduler.start())
         XCTAssertEqual(running.count, 128)

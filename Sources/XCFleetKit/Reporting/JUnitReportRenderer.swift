@@ -11,8 +11,8 @@ import Foundation
 ///   `not run: <reason>` (type `not-run`);
 /// - problems no test carries (infra failure, timeout, crash, build error, unattributed failure)
 ///   → one extra `testcase` named `xcfleet job <id>` with an `error`;
-/// - a mutant job → one `testcase` `mutant <name>`: passes when the job passed (mutant killed),
-///   fails otherwise; the mutant's individual test failures are expected and go to `system-out`.
+/// - a mutant job → one `testcase` `mutant <name>`: passes when the job failed (mutant killed),
+///   fails when it passed (survived); the mutant's individual test failures are expected and go to `system-out`.
 /// Probe suites are reported the same way (property `kind=probe`); their failures are real
 /// test failures even though probes never change xcfleet's exit code.
 public struct JUnitReportRenderer: ReportRendering {
@@ -206,9 +206,9 @@ public struct JUnitReportRenderer: ReportRendering {
                      time: job.decisive.flatMap { a in a.end.map { $0 - a.start } })
         let killedBy = (job.decisive?.tests ?? []).filter { $0.status == .failed }
         switch job.finalState {
-        case .passed, .flaky:
-            break
         case .failed:
+            break // killed: the gate suite failed against the mutant, as it must
+        case .passed, .flaky:
             c.body.append(element("failure", [("message", "mutant \(mutant) survived: \(ReportFacts.reason(job))"), ("type", "mutant-survived")],
                                   text: ReportFacts.reason(job)))
             c.failures = 1

@@ -32,7 +32,10 @@ struct TestOutcome: Sendable {
 /// Derivations over a `RunReport` shared by every renderer, so they all tell the same story.
 enum ReportFacts {
     /// Jobs whose final state is not a success.
+    /// A job that counts against its suite. A mutant job is the other way round: its gate suite
+    /// must fail against it (`failed` means the mutant was killed); a mutant that passes survived.
     static func isRed(_ job: JobReport) -> Bool {
+        if job.planned.mutant != nil { return job.finalState != .failed }
         switch job.finalState {
         case .passed, .flaky: return false
         case .failed, .timedOut, .infraFailed, .unschedulable, .interrupted: return true
@@ -63,6 +66,9 @@ enum ReportFacts {
 
     /// The job's one-line reason (for "not run" and job-level errors).
     static func reason(_ job: JobReport) -> String {
+        if job.planned.mutant != nil, job.finalState == .passed || job.finalState == .flaky {
+            return "every test passed against the mutant: the suite does not catch this fault"
+        }
         if let first = job.reasons.first, !first.isEmpty { return job.reasons.joined(separator: "; ") }
         if let problems = job.decisive?.problems, !problems.isEmpty { return problems.joined(separator: "; ") }
         return job.finalState.rawValue

@@ -3,34 +3,40 @@ import Foundation
 /// Writes every report of a run directory from a collated `RunReport`, and rebuilds it from
 /// `events.jsonl` alone (`xcfleet report RUN_DIR`).
 public enum ReportWriter {
+    /// report.json, junit.xml, summary.md, report.html.
     public static func writeAll(_ report: RunReport, to directory: URL) throws {
-        try json(report).write(to: directory.appendingPathComponent("report.json"))
-        try junit(report).write(to: directory.appendingPathComponent("junit.xml"))
+        for (name, data) in try ReportBundle.render(report) {
+            try data.write(to: directory.appendingPathComponent(name), options: .atomic)
+        }
     }
 
     public static func json(_ report: RunReport) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(report) + Data([0x0A])
+        try JSONReportRenderer().render(report)
     }
 
-    public static func junit(_ report: RunReport) -> Data {
-        Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites/>\n".utf8) // TEMPORARY until the reports branch lands
+    public static func junit(_ report: RunReport) throws -> Data {
+        try JUnitReportRenderer().render(report)
     }
 
     /// Collates the run directory's `events.jsonl` (with the mutant descriptions of the templates, when found).
-    public static func rebuild(runDirectory: URL) throws -> RunReport {
+    public static func rebuild(runDirectory: URL, root: TemplateRoot? = nil) throws -> RunReport {
         let url = runDirectory.appendingPathComponent("events.jsonl")
         guard FileManager.default.fileExists(atPath: url.path) else { throw EventLogError.missing(url.path) }
         let events = try EventLog.read(url)
         var faults: [String: String] = [:]
-        if let root = try? TemplateRoot.locate(), let mutants = try? MutantSpec.all(in: root) {
+        if let root = root ?? (try? TemplateRoot.locate()), let mutants = try? MutantSpec.all(in: root) {
             for m in mutants { faults[m.id] = m.fault }
         }
         return Collator(mutantFaults: faults).collate(events)
     }
 
+    /// Writes `compare.json`, `compare.md` and `compare.html` next to the head run's reports; returns the Markdown.
     public static func writeComparison(base: RunReport, head: RunReport, to directory: URL) throws -> String {
-        "comparison: not built yet"
+        let comparison = RunComparison.compare(base: base, head: head)
+        let markdown = RunComparisonRenderer.markdown(comparison)
+        try RunComparisonRenderer.json(comparison).write(to: directory.appendingPathComponent("compare.json"), options: .atomic)
+        try Data(markdown.utf8).write(to: directory.appendingPathComponent("compare.md"), options: .atomic)
+        try Data(RunComparisonRenderer.htmlPage(comparison).utf8).write(to: directory.appendingPathComponent("compare.html"), options: .atomic)
+        return markdown
     }
 }
