@@ -83,7 +83,7 @@ func publishToCI(_ report: RunReport, runDirectory: URL, environment: [String: S
             handle.write(summary)
             try? handle.close()
         } else {
-            FileManager.default.createFile(atPath: path, contents: summary)
+            _ = FileManager.default.createFile(atPath: path, contents: summary)
         }
     }
     if environment["GITHUB_ACTIONS"] == "true" {
