@@ -6,7 +6,8 @@ import XCTest
 /// business state is written after termination.
 final class UnderlyingTaskTests: XCTestCase {
     func testK9_cancelReachesTheUnderlyingTask() async {
-        let (stream, feed) = AsyncStream<Int>.makeStream()
+        var feed: AsyncStream<Int>.Continuation?
+        let stream = AsyncStream<Int> { feed = $0 }  // not makeStream(): that needs macOS 14
         let work = Task<Int, Error> {
             var total = 0
             for await value in stream { total += value }
@@ -20,11 +21,11 @@ final class UnderlyingTaskTests: XCTestCase {
             .sink { value in state.append(value) }
 
         source.send(1)
-        feed.yield(1)
+        feed?.yield(1)
         token.cancel()
         let outcome = await work.result
         source.send(2)
-        feed.finish()
+        feed?.finish()
 
         XCTAssertTrue(work.isCancelled, "request=1 events=\(source.events) cancels=\(source.cancelCount) state=task-running")
         switch outcome {

@@ -14,10 +14,12 @@ enum ProcessMemory {
     #if canImport(Darwin)
     /// The label value of the `source=` metric label.
     static let source = "phys_footprint"
-    // `mach_task_self_` is a C global (not concurrency-safe in older SDKs); take the port once.
-    private static let taskPort: mach_port_t = task_self_trap()
 
     static func currentBytes() -> Int64? {
+        // `mach_task_self_` is a C global that older SDKs do not mark concurrency-safe (a Swift 6
+        // error); ask the kernel for the task port and drop the extra reference afterwards.
+        let taskPort = task_self_trap()
+        defer { mach_port_deallocate(taskPort, taskPort) }
         var info = task_vm_info_data_t()
         var count = mach_msg_type_number_t(MemoryLayout<task_vm_info_data_t>.size / MemoryLayout<integer_t>.size)
         let status = withUnsafeMutablePointer(to: &info) { pointer in
