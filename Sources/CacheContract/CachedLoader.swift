@@ -25,7 +25,7 @@ public final class CachedLoader {
     }
 
     /// A loaded value and its origin.
-    public struct Result: Sendable, Equatable {
+    public struct LoadResult: Sendable, Equatable {
         public let data: Data
         public let origin: Origin
     }
@@ -41,12 +41,12 @@ public final class CachedLoader {
     /// Loads `key`. Correctness never depends on an entry staying cached: on a miss (or with
     /// `.reload`) the source is asked and the cache refreshed; a source error is rethrown and
     /// nothing is stored.
-    public func load(_ key: MemoryKey, policy: Policy = .useCache) async throws -> Result {
+    public func load(_ key: MemoryKey, policy: Policy = .useCache) async throws -> LoadResult {
         if policy == .useCache, let hit = cache.read(key) {
-            return Result(data: hit, origin: .cache)
+            return LoadResult(data: hit, origin: .cache)
         }
         let data = try await source.load(key)
         cache.store(data, for: key)
-        return Result(data: data, origin: .source)
+        return LoadResult(data: data, origin: .source)
     }
 }

@@ -16,7 +16,7 @@ public struct LatestRequestGate<Value> {
         self.state = initial
     }
 
-    /// Starts a request and returns its id (increasing).
+    /// Starts a request and returns its id (increasing); reopens a closed gate for this request.
     public mutating func begin() -> UInt64 {
         latestID &+= 1
         closed = false
