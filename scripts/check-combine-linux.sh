@@ -27,9 +27,10 @@ let package = Package(
     ]
 )
 SWIFT
+sleep 1  # fresh times: the incremental build compares modification times by whole seconds
 rm -f "$pkg/Sources/Combine/"*.swift "$pkg/Tests/CombineLifetimeTests/"*.swift
-cp -p "$root/scripts/combine-shim/"*.swift "$pkg/Sources/Combine/"
-cp -p "$root/Templates/combine-lifetime/"*.swift "$pkg/Tests/CombineLifetimeTests/"
+cp "$root/scripts/combine-shim/"*.swift "$pkg/Sources/Combine/"
+cp "$root/Templates/combine-lifetime/"*.swift "$pkg/Tests/CombineLifetimeTests/"
 
 run_suite() {
   (cd "$pkg" && timeout "$limit" swift test >"$1" 2>&1)
@@ -51,8 +52,12 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
   id="$(field id "$spec")"; contract="$(field contract "$spec")"; file="$(field file "$spec")"
   target="$pkg/Tests/CombineLifetimeTests/$file"
   [ -f "$target" ] || { echo "FAIL $id: $file is not a template file"; bad=1; continue; }
-  cp "$(dirname "$spec")/$file" "$target"
-  if run_suite "$logs/$id.log" "$logs/$id.failed"; then
+  sleep 1; cp "$(dirname "$spec")/$file" "$target"; touch "$target"
+  run_suite "$logs/$id.log" "$logs/$id.failed"
+  status=$?
+  if ! grep -q "Compiling CombineLifetimeTests" "$logs/$id.log"; then
+    echo "FAIL $id: the test target was not recompiled (stale build)"; bad=1
+  elif [ "$status" -eq 0 ]; then
     echo "FAIL $id ($contract): NOT killed"; bad=1
   elif grep -q "test${contract}_" "$logs/$id.failed"; then
     echo "KILLED $id ($contract) by: $(paste -sd, "$logs/$id.failed")"
@@ -61,6 +66,6 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
     grep -m 5 "error:" "$logs/$id.log" || true
     bad=1
   fi
-  cp -p "$root/Templates/combine-lifetime/$file" "$target"; touch "$target"
+  sleep 1; cp "$root/Templates/combine-lifetime/$file" "$target"; touch "$target"
 done
 exit "$bad"

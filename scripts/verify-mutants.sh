@@ -44,10 +44,23 @@ let package = Package(
     ]
 )
 SWIFT
-# Sync sources and tests (cp -p keeps times so unchanged files do not recompile).
+# Sync sources and tests with fresh times (everything recompiles once per invocation; robust
+# even when an earlier invocation was stopped with a mutant in place).
+sleep 1
 rm -f "$pkg/Sources/CacheContract/"*.swift "$pkg/Tests/CacheContractTests/"*.swift
-cp -p "$root/Sources/CacheContract/"*.swift "$pkg/Sources/CacheContract/"
-cp -p "$root/Templates/cache-contract/"*.swift "$pkg/Tests/CacheContractTests/"
+cp "$root/Sources/CacheContract/"*.swift "$pkg/Sources/CacheContract/"
+cp "$root/Templates/cache-contract/"*.swift "$pkg/Tests/CacheContractTests/"
+
+# Puts SRC at DST with a modification time in a later second than any earlier build saw:
+# the incremental build compares times at whole-second granularity, so a file swapped back and
+# forth within one second would otherwise not be recompiled (seen here: a stale mutant survived).
+swap_in() {
+  sleep 1
+  cp "$1" "$2" && touch "$2"
+}
+
+# Whether the last run recompiled FILE (a swapped file must be; otherwise the result is stale).
+recompiled() { grep -q "Compiling CacheContract $2" "$1"; }
 
 # Runs the suite; prints the failing test names to $2; returns swift test's status.
 run_suite() {
@@ -76,7 +89,7 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
   id="$(field id "$spec")"; template="$(field template "$spec")"; contract="$(field contract "$spec")"
   replaces="$(field replaces "$spec")"; file="$(field file "$spec")"
   if [ "$template" != "cache-contract" ]; then
-    echo "SKIP $id ($contract, template $template): needs macOS; syntax is checked by scripts/check-combine-syntax.sh"
+    echo "SKIP $id ($contract, template $template): needs macOS; see scripts/check-combine-syntax.sh and scripts/check-combine-linux.sh"
     continue
   fi
   total=$((total + 1))
@@ -88,8 +101,13 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
     echo "FAIL $id: missing $dir/$file or $pkg/$replaces"; bad=1; continue
   fi
   original="$root/$replaces"
-  cp "$dir/$file" "$pkg/$replaces"
-  if run_suite "$logs/$id.log" "$logs/$id.failed"; then
+  swap_in "$dir/$file" "$pkg/$replaces"
+  run_suite "$logs/$id.log" "$logs/$id.failed"
+  status=$?
+  if ! recompiled "$logs/$id.log" "$(basename "$replaces")"; then
+    echo "FAIL $id: $(basename "$replaces") was not recompiled (stale build); rerun with --fresh"
+    bad=1
+  elif [ "$status" -eq 0 ]; then
     echo "FAIL $id ($contract): NOT killed — the suite passed against the mutant"
     bad=1
   else
@@ -106,8 +124,7 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
       bad=1
     fi
   fi
-  cp -p "$original" "$pkg/$replaces"
-  touch "$pkg/$replaces"
+  swap_in "$original" "$pkg/$replaces"
 done
 
 echo "verify-mutants: $killed of $total cache mutants killed"
