@@ -1,0 +1,57 @@
+import CacheContract
+import Foundation
+import XCTest
+
+/// C10: the dictionary double keeps the same contract deterministically; `.alwaysMiss` models eviction.
+final class DictionaryCacheTests: XCTestCase {
+    @MainActor
+    func testC10_doubleKeepsTheContractDeterministically() async {
+        let name = "testC10_doubleKeepsTheContractDeterministically"
+        let cache: any CacheStoring = DictionaryCache()
+        cache.store(text("card a"), for: MemoryKey("account-a", "card", "v1"))
+        cache.store(Data(), for: MemoryKey("account-a", "empty", "v1"))
+        cache.store(text("first"), for: MemoryKey("account-a", "list", "v1"))
+        cache.store(text("second"), for: MemoryKey("account-a", "list", "v1"))
+
+        assertHit(cache.read(freshKey("account-a", "card", "v1")), text("card a"), name)
+        assertMiss(cache.read(freshKey("account-b", "card", "v1")), name)
+        assertMiss(cache.read(freshKey("account-a", "card", "v2")), name)
+        assertHit(cache.read(freshKey("account-a", "empty", "v1")), Data(), name)
+        assertHit(cache.read(freshKey("account-a", "list", "v1")), text("second"), name)
+
+        cache.clear()
+        assertMiss(cache.read(freshKey("account-a", "card", "v1")), name)
+    }
+
+    @MainActor
+    func testC10_doubleNeverEvicts() async {
+        let name = "testC10_doubleNeverEvicts"
+        let cache = DictionaryCache()
+        for index in 0..<1_000 {
+            cache.store(Data(count: 64), for: MemoryKey("account-a", "item-\(index)", "v1"))
+        }
+        XCTAssertEqual(cache.count, 1_000, "\(name): every entry held")
+        assertHit(cache.read(freshKey("account-a", "item-0", "v1")), Data(count: 64), name)
+        XCTAssertEqual(cache.storeCount, 1_000, "\(name): store count")
+        XCTAssertEqual(cache.readCount, 1, "\(name): read count")
+    }
+
+    @MainActor
+    func testC10_alwaysMissDoubleMissesAfterStore() async {
+        let name = "testC10_alwaysMissDoubleMissesAfterStore"
+        let cache = DictionaryCache.alwaysMiss()
+        cache.store(text("card"), for: MemoryKey("account-a", "card", "v1"))
+
+        assertMiss(cache.read(freshKey("account-a", "card", "v1")), name)
+        XCTAssertEqual(cache.mode, .alwaysMiss, "\(name): mode")
+    }
+
+    @MainActor
+    func testC10_seededDoubleHitsWithoutAStore() async {
+        let name = "testC10_seededDoubleHitsWithoutAStore"
+        let cache = DictionaryCache(entries: [MemoryKey("account-a", "card", "v1"): text("seeded")])
+
+        assertHit(cache.read(freshKey("account-a", "card", "v1")), text("seeded"), name)
+        XCTAssertEqual(cache.storeCount, 0, "\(name): no store")
+    }
+}

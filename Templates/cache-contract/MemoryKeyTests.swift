@@ -1,0 +1,78 @@
+import CacheContract
+import Foundation
+import XCTest
+
+/// C1: key identity is (account, resource, revision), field by field; reads use fresh equal keys.
+final class MemoryKeyTests: XCTestCase {
+    @MainActor
+    func testC1_sameResourceOtherAccountMisses() async {
+        let name = "testC1_sameResourceOtherAccountMisses"
+        let cache = makeSessionCache()
+        cache.store(text("card a"), for: MemoryKey("account-a", "card", "v1"))
+
+        assertMiss(cache.read(freshKey("account-b", "card", "v1")), name)
+        assertHit(cache.read(freshKey("account-a", "card", "v1")), text("card a"), name)
+    }
+
+    @MainActor
+    func testC1_twoAccountsKeepTheirOwnValues() async {
+        let name = "testC1_twoAccountsKeepTheirOwnValues"
+        let cache = makeSessionCache()
+        cache.store(text("card a"), for: MemoryKey("account-a", "card", "v1"))
+        cache.store(text("card b"), for: MemoryKey("account-b", "card", "v1"))
+
+        assertHit(cache.read(freshKey("account-a", "card", "v1")), text("card a"), name)
+        assertHit(cache.read(freshKey("account-b", "card", "v1")), text("card b"), name)
+    }
+
+    @MainActor
+    func testC1_revisionChangeNeverReturnsOldValue() async {
+        let name = "testC1_revisionChangeNeverReturnsOldValue"
+        let cache = makeSessionCache()
+        cache.store(text("old"), for: MemoryKey("account-a", "card", "v1"))
+
+        assertMiss(cache.read(freshKey("account-a", "card", "v2")), name)
+        cache.store(text("new"), for: MemoryKey("account-a", "card", "v2"))
+        assertHit(cache.read(freshKey("account-a", "card", "v2")), text("new"), name)
+        assertHit(cache.read(freshKey("account-a", "card", "v1")), text("old"), name)
+    }
+
+    @MainActor
+    func testC1_freshEqualKeyHits() async {
+        let name = "testC1_freshEqualKeyHits"
+        let cache = makeSessionCache()
+        let writer = MemoryKey("account-a", "card", "v1")
+        cache.store(text("card"), for: writer)
+
+        let reader = freshKey("account-a", "card", "v1")
+        XCTAssertFalse(reader === writer, "\(name): reader must be a new object")
+        assertHit(cache.read(reader), text("card"), name)
+    }
+
+    @MainActor
+    func testC1_fieldsAreNotJoinedWithASeparator() async {
+        let name = "testC1_fieldsAreNotJoinedWithASeparator"
+        let cache = makeSessionCache()
+        cache.store(text("first"), for: MemoryKey("a-b", "c", "v1"))
+
+        assertMiss(cache.read(freshKey("a", "b-c", "v1")), name)
+        assertMiss(cache.read(freshKey("a-b-c", "", "v1")), name)
+        assertMiss(cache.read(freshKey("a", "b", "c-v1")), name)
+        assertHit(cache.read(freshKey("a-b", "c", "v1")), text("first"), name)
+    }
+
+    @MainActor
+    func testC1_equalityComparesEveryField() async {
+        let name = "testC1_equalityComparesEveryField"
+        let key = MemoryKey("account-a", "card", "v1")
+        let same = freshKey("account-a", "card", "v1")
+
+        XCTAssertTrue(key.isEqual(same), "\(name): equal fields must be equal keys")
+        XCTAssertEqual(key.hash, same.hash, "\(name): equal keys must hash equal")
+        XCTAssertFalse(key.isEqual(freshKey("account-b", "card", "v1")), "\(name): account differs")
+        XCTAssertFalse(key.isEqual(freshKey("account-a", "other", "v1")), "\(name): resource differs")
+        XCTAssertFalse(key.isEqual(freshKey("account-a", "card", "v2")), "\(name): revision differs")
+        XCTAssertFalse(key.isEqual("account-a|card|v1"), "\(name): a joined string is not a key")
+        XCTAssertFalse(key.isEqual(nil), "\(name): nil is not a key")
+    }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Linux approximation for the combine-lifetime template: builds it against the self-written
+# Combine stand-in in scripts/combine-shim (type checking in Swift 6 mode), runs its K tests,
+# then swaps in each Combine mutant and requires a failing test named after the mutant's
+# contract id. macOS hosts with the real Combine stay the authority; this catches type errors
+# and logic slips before a push.
+# Usage: scripts/check-combine-linux.sh   (XCFLEET_COMBINE_DIR: scratch under /tmp)
+# Exit status: 0 all good, 1 a failure, 2 setup error.
+set -u -o pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+scratch="${XCFLEET_COMBINE_DIR:-/tmp/xcfleet-check-combine}"
+limit="${XCFLEET_COMBINE_TIMEOUT:-900}"
+case "$scratch" in /tmp/*) ;; *) echo "check-combine-linux: scratch folder must be under /tmp" >&2; exit 2 ;; esac
+pkg="$scratch/pkg"; logs="$scratch/logs"
+field() { sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\([^\"]*\)\".*/\1/p" "$2" | head -n 1; }
+
+mkdir -p "$pkg/Sources/Combine" "$pkg/Tests/CombineLifetimeTests" "$logs"
+cat > "$pkg/Package.swift" <<'SWIFT'
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "CombineCheck",
+    targets: [
+        .target(name: "Combine", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "CombineLifetimeTests", dependencies: ["Combine"]),
+    ]
+)
+SWIFT
+sleep 1  # fresh times: the incremental build compares modification times by whole seconds
+rm -f "$pkg/Sources/Combine/"*.swift "$pkg/Tests/CombineLifetimeTests/"*.swift
+cp "$root/scripts/combine-shim/"*.swift "$pkg/Sources/Combine/"
+cp "$root/Templates/combine-lifetime/"*.swift "$pkg/Tests/CombineLifetimeTests/"
+
+run_suite() {
+  (cd "$pkg" && timeout "$limit" swift test >"$1" 2>&1)
+  local status=$?
+  grep -oE "Test Case '[^']+' failed" "$1" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u >"$2" || true
+  return $status
+}
+
+if run_suite "$logs/real.log" "$logs/real.failed"; then
+  echo "PASS template: $(grep -cE "Test Case '.*' passed" "$logs/real.log") test cases passed"
+else
+  echo "FAIL template (see $logs/real.log)"; grep -E "error:|failed" "$logs/real.log" | head -n 30; exit 1
+fi
+
+bad=0
+for spec in "$root"/Templates/mutants/*/mutant.json; do
+  [ -f "$spec" ] || continue
+  [ "$(field template "$spec")" = "combine-lifetime" ] || continue
+  id="$(field id "$spec")"; contract="$(field contract "$spec")"; file="$(field file "$spec")"
+  target="$pkg/Tests/CombineLifetimeTests/$file"
+  [ -f "$target" ] || { echo "FAIL $id: $file is not a template file"; bad=1; continue; }
+  sleep 1; cp "$(dirname "$spec")/$file" "$target"; touch "$target"
+  run_suite "$logs/$id.log" "$logs/$id.failed"
+  status=$?
+  if ! grep -q "Compiling CombineLifetimeTests" "$logs/$id.log"; then
+    echo "FAIL $id: the test target was not recompiled (stale build)"; bad=1
+  elif [ "$status" -eq 0 ]; then
+    echo "FAIL $id ($contract): NOT killed"; bad=1
+  elif grep -q "test${contract}_" "$logs/$id.failed"; then
+    echo "KILLED $id ($contract) by: $(paste -sd, "$logs/$id.failed")"
+  else
+    echo "FAIL $id ($contract): failed without a $contract test failing: $(paste -sd, "$logs/$id.failed")"
+    grep -m 5 "error:" "$logs/$id.log" || true
+    bad=1
+  fi
+  sleep 1; cp "$root/Templates/combine-lifetime/$file" "$target"; touch "$target"
+done
+exit "$bad"
