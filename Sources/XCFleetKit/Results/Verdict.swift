@@ -79,7 +79,9 @@ public enum Verdict {
         guard let last = attempts.last else {
             return runInterrupted ? (.interrupted, ["interrupted before it started"]) : (.interrupted, ["never started"])
         }
-        if last.lost && runInterrupted { return (.interrupted, ["interrupted during attempt \(last.number) on \(last.host)"]) }
+        if (last.lost && runInterrupted) || last.termination == .cancelled {
+            return (.interrupted, ["interrupted during attempt \(last.number) on \(last.host)"])
+        }
         if last.problems.isEmpty {
             let earlierTestFailure = attempts.dropLast().contains { $0.infraError == nil && $0.timedOutPhase == nil && $0.tests.contains { $0.status == .failed } }
             if earlierTestFailure { return (.flaky, ["failed, then passed on attempt \(last.number)"]) }
