@@ -212,3 +212,20 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: junit.path))
     }
 }
+
+extension EndToEndTests {
+    /// The installed binary finds its templates without being run from the repository.
+    func testInstalledBinaryFindsItsTemplatesOutsideTheRepository() throws {
+        let prefix = try TestPaths.temporaryDirectory("prefix")
+        let install = try runCommand(URL(fileURLWithPath: "/bin/bash"), ["scripts/install.sh", prefix.path],
+                                     cwd: TestPaths.packageRoot, environment: ["XCFLEET_BIN": TestPaths.xcfleetBinary.path])
+        XCTAssertEqual(install.status, 0, install.stderr)
+        let elsewhere = try TestPaths.temporaryDirectory("elsewhere")
+        let plan = elsewhere.appendingPathComponent("plan.json")
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Plans/cache-contract.json"), to: plan)
+        let render = try runCommand(prefix.appendingPathComponent("bin/xcfleet"), ["render", plan.path, "--out", elsewhere.appendingPathComponent("out").path],
+                                    cwd: elsewhere, environment: ["XCFLEET_HOME": ""])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("out/cache-gate/Sources/CacheContract/MemoryKey.swift").path))
+    }
+}
