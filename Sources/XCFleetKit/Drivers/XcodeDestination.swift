@@ -72,6 +72,12 @@ public enum XcodeDestination: Equatable, Sendable {
         }
     }
 
+    /// Whether a simulator must be prepared (every destination but macOS).
+    public var needsSimulator: Bool {
+        if case .macOS = self { return false }
+        return true
+    }
+
     /// The `-destination` value for xcodebuild once the simulator is known (`udid`).
     public func xcodebuildValue(udid: String?) -> String {
         switch self {
