@@ -108,7 +108,7 @@ public struct SimulatorControl: Equatable, Sendable {
 
     /// The UDID `simctl create` printed (the last line that looks like one).
     public static func parseCreatedUDID(_ output: String) -> String? {
-        output.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+        output.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .last { $0.count == 36 && $0.allSatisfy { $0.isASCII && ($0.isHexDigit || $0 == "-") } }
     }

@@ -19,7 +19,7 @@ public struct XcodeVersion: Equatable, Sendable, CustomStringConvertible {
     public static func parse(_ output: String) -> XcodeVersion? {
         var version: String?
         var build: String?
-        for raw in output.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        for raw in output.split(whereSeparator: \.isNewline) {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if version == nil, line.hasPrefix("Xcode ") {
                 let v = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
@@ -129,7 +129,7 @@ public struct XcodeToolchain: Equatable, Sendable {
         case .selected:
             return []
         case .search(let version):
-            let names = Set(listing.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+            let names = Set(listing.split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { $0.hasPrefix("Xcode") && $0.hasSuffix(".app") && !$0.contains("/") })
             var ordered: [String] = []

@@ -36,7 +36,8 @@ public struct XcodebuildDriver: Equatable, Sendable {
                     "-derivedDataPath", XcodebuildDriver.join(jobDirectory, XcodebuildDriver.derivedDataName),
                     "-resultBundlePath", resultBundlePath(jobDirectory: jobDirectory)]
         if let onlyTesting, !onlyTesting.isEmpty {
-            args += ShardFilter.xcodebuildOnlyTesting(tests: onlyTesting, target: testTarget)
+            // `Module.Class/test` and `Class/test` give the same argument: keep one, in sorted order.
+            args += Array(Set(ShardFilter.xcodebuildOnlyTesting(tests: onlyTesting, target: testTarget))).sorted()
         }
         args.append("CODE_SIGNING_ALLOWED=NO")
         return command(args)
