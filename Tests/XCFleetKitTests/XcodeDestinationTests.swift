@@ -20,7 +20,8 @@ final class XcodeDestinationTests: XCTestCase {
 
     func testXcodebuildValues() throws {
         XCTAssertEqual(try XcodeDestination.parse("platform=iOS Simulator,name=iPhone 16,OS=18.4").xcodebuildValue(udid: "U-1"), "platform=iOS Simulator,id=U-1")
-        XCTAssertEqual(try XcodeDestination.parse("id=ABC-1").xcodebuildValue(udid: "ABC-1"), "platform=iOS Simulator,id=ABC-1")
+        XCTAssertEqual(try XcodeDestination.parse("id=ABC-1").xcodebuildValue(udid: "ABC-1"), "id=ABC-1")
+        XCTAssertEqual(try XcodeDestination.parse("platform=tvOS Simulator,id=ABC-1").xcodebuildValue(udid: "ABC-1"), "platform=tvOS Simulator,id=ABC-1")
         XCTAssertEqual(try XcodeDestination.parse("platform=macOS,arch=x86_64").xcodebuildValue(udid: nil), "platform=macOS,arch=x86_64")
         XCTAssertFalse(try XcodeDestination.parse("platform=macOS").needsSimulator)
         XCTAssertTrue(try XcodeDestination.parse("id=ABC").needsSimulator)

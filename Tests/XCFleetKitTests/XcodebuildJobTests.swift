@@ -171,6 +171,7 @@ final class XcodebuildJobTests: XCTestCase {
         let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"), boot: 120)
         XCTAssertEqual(outcome.infraError?.kind, .command)
         XCTAssertEqual(outcome.infraError?.message, "simulator wedged: \(udid) did not finish booting within 120 s")
+        XCTAssertEqual(outcome.ended, AttemptEnded(termination: nil, infraError: "mac-1: command: simulator wedged: \(udid) did not finish booting within 120 s"))
         XCTAssertNil(outcome.termination)
         XCTAssertEqual(shell.deadlines(of: env + "xcrun simctl bootstatus"), CommandDeadlines(total: 120, silence: 120))
         XCTAssertEqual(Array(shell.ran.suffix(4)), [
@@ -327,6 +328,16 @@ final class XcodebuildJobTests: XCTestCase {
         XCTAssertNil(o2.infraError)
         XCTAssertFalse(cancelled.ran.contains { $0.contains("xcresulttool") })
         XCTAssertEqual(cancelled.ran.last, env + "xcrun simctl delete \(udid)", "the created simulator is removed after a cancel")
+        XCTAssertEqual(o2.ended, AttemptEnded(termination: .cancelled))
+
+        // The test deadline: a test-phase timeout (not infra); the bundle is still read.
+        let slow = ScriptedShell(host: host(), script: try simulatorScript() + [
+            (env + "xcodebuild test", Reply(stdout: Self.streamedRun, termination: .timedOut("silence"))),
+            (env + "xcrun xcresulttool", Reply(stdout: try XcodeFixtures.text("xcresult-test-results.json"))),
+        ])
+        let (o3, _, _) = await run(slow, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(o3.ended, AttemptEnded(termination: .timedOut("silence"), timedOutPhase: .test))
+        XCTAssertTrue(slow.ran.contains { $0.contains("xcresulttool") })
     }
 
     /// The real recorded xcodebuild logs, delivered as `xcodebuild test` output through the job to

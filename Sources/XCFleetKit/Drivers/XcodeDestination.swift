@@ -89,7 +89,8 @@ public enum XcodeDestination: Equatable, Sendable {
         case .simulator(let p, _, _):
             return "platform=\(p),id=\(udid ?? "")"
         case .simulatorID(let p, let id):
-            return "platform=\(p ?? "iOS Simulator"),id=\(udid ?? id)"
+            // xcodebuild accepts a bare `id=`; the platform is only repeated when the plan gave it.
+            return (p.map { "platform=\($0)," } ?? "") + "id=\(udid ?? id)"
         }
     }
 }

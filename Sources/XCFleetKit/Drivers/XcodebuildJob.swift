@@ -89,6 +89,13 @@ public struct XcodebuildJob: Sendable {
         /// The simulator used, if any, and whether this job created it.
         public var simulatorUDID: String?
         public var createdSimulator = false
+
+        /// The attempt's end in the runner's terms: infra error text, or the test phase's deadline.
+        public var ended: AttemptEnded {
+            var timedOut: Phase?
+            if case .timedOut? = termination { timedOut = .test }
+            return AttemptEnded(termination: termination, infraError: infraError?.description, timedOutPhase: timedOut)
+        }
     }
 
     public var shell: any RemoteShell
