@@ -10,13 +10,13 @@ final class XCResultTests: XCTestCase {
 
     func testGoldenCommands() {
         XCTAssertEqual(XcodeCommandLine.render(XCResultParser.testResultsCommand(bundle: bundle, developerDir: dev)),
-                       "DEVELOPER_DIR=\(dev) xcrun xcresulttool get test-results tests --path \(bundle) --format json")
+                       "DEVELOPER_DIR=\(dev) xcrun xcresulttool get test-results tests --path \(bundle)")
         XCTAssertEqual(XcodeCommandLine.render(XCResultParser.legacyCommand(bundle: bundle, developerDir: dev, xcode16OrLater: true)),
                        "DEVELOPER_DIR=\(dev) xcrun xcresulttool get --legacy --format json --path \(bundle)")
         XCTAssertEqual(XcodeCommandLine.render(XCResultParser.legacyCommand(bundle: bundle, id: "0~abc", developerDir: nil, xcode16OrLater: false)),
                        "xcrun xcresulttool get --format json --path \(bundle) --id '0~abc'")
         XCTAssertEqual(XcodeCommandLine.render(XCResultParser.testResultsCommand(bundle: "/Users/ci/my jobs/r.xcresult", developerDir: nil)),
-                       "xcrun xcresulttool get test-results tests --path '/Users/ci/my jobs/r.xcresult' --format json")
+                       "xcrun xcresulttool get test-results tests --path '/Users/ci/my jobs/r.xcresult'")
         XCTAssertTrue(XCResultParser.hasTestResultsCommand(XcodeVersion(version: "16.0")))
         XCTAssertTrue(XCResultParser.hasTestResultsCommand(XcodeVersion(version: "26.0")))
         XCTAssertFalse(XCResultParser.hasTestResultsCommand(XcodeVersion(version: "15.4")))

@@ -103,7 +103,7 @@ final class XcodebuildJobTests: XCTestCase {
             env + "xcrun simctl bootstatus \(udid) -b",
             env + "xcodebuild -list -json",
             env + "xcodebuild test -scheme xcfleet-cache-contract-Package -destination 'platform=iOS Simulator,id=\(udid)' -derivedDataPath \(dir)/DerivedData -resultBundlePath \(bundle) CODE_SIGNING_ALLOWED=NO",
-            env + "xcrun xcresulttool get test-results tests --path \(bundle) --format json",
+            env + "xcrun xcresulttool get test-results tests --path \(bundle)",
             env + "xcrun simctl shutdown \(udid)",
             env + "xcrun simctl delete \(udid)",
         ])
@@ -158,7 +158,7 @@ final class XcodebuildJobTests: XCTestCase {
             env + "xcrun simctl bootstatus \(existing) -b",
             env + "xcodebuild -list -json",
             env + "xcodebuild test -scheme xcfleet-cache-contract-Package -destination 'platform=iOS Simulator,id=\(existing)' -derivedDataPath \(dir)/DerivedData -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts -only-testing:CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue CODE_SIGNING_ALLOWED=NO",
-            env + "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult --format json",
+            env + "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult",
             env + "xcrun simctl shutdown \(existing)",
         ])
         XCTAssertFalse(shell.ran.contains { $0.contains("simctl delete") })
@@ -249,7 +249,7 @@ final class XcodebuildJobTests: XCTestCase {
             "xcodebuild -version",
             "xcodebuild -list -json",
             "xcodebuild test -scheme CacheContract -destination platform=macOS -derivedDataPath \(dir)/DerivedData -resultBundlePath \(bundle) CODE_SIGNING_ALLOWED=NO",
-            "xcrun xcresulttool get test-results tests --path \(bundle) --format json",
+            "xcrun xcresulttool get test-results tests --path \(bundle)",
             "xcrun xcresulttool get --legacy --format json --path \(bundle)",
             "xcrun xcresulttool get --legacy --format json --path \(bundle) --id '\(ref)'",
         ])

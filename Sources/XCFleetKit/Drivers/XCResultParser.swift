@@ -3,7 +3,7 @@ import Foundation
 /// The `xcresulttool` commands that read a result bundle, and the parsing of their JSON into
 /// `TestResult`s / `TestEvent`s.
 ///
-/// - Xcode 16 and later: `xcrun xcresulttool get test-results tests --path B --format json` (one
+/// - Xcode 16 and later: `xcrun xcresulttool get test-results tests --path B` (JSON; one
 ///   document: `testNodes`, a tree of Test Plan → Unit test bundle → Test Suite → Test Case →
 ///   Failure Message / Test Case Run …).
 /// - Before Xcode 16 (and as a fallback on 16+ with `--legacy`): `xcrun xcresulttool get --format json
@@ -21,8 +21,11 @@ public enum XCResultParser {
         return major >= 16
     }
 
+    /// `get test-results tests` prints JSON by default. No `--format json`: published uses of the
+    /// Xcode 16 command (e.g. fastlane's trainer) pass only `--path`, and an unknown option would fail
+    /// the command (the legacy fallback would still read the bundle).
     public static func testResultsCommand(bundle: String, developerDir: String?) -> ShellCommand {
-        xcresulttool(["get", "test-results", "tests", "--path", bundle, "--format", "json"], developerDir)
+        xcresulttool(["get", "test-results", "tests", "--path", bundle], developerDir)
     }
 
     /// The legacy form: `--legacy` is required from Xcode 16 on and unknown before it.
