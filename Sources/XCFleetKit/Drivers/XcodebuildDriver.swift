@@ -4,8 +4,9 @@ import Foundation
 ///
 /// The package is opened by xcodebuild straight from its `Package.swift` (the job directory is the
 /// working directory; no `-workspace`/`-project`). Scheme choice: xcodebuild names the schemes of
-/// a package after its products and, when there are several products or targets, adds
-/// `<PackageName>-Package`, which builds and tests every target. xcfleet asks `xcodebuild -list -json`
+/// a package after its products; unless the only product has the package's own name it adds
+/// `<PackageName>-Package`, which builds and tests every target (the rendered `xcfleet-<suite>`
+/// package with its `CacheContract` product gets one). xcfleet asks `xcodebuild -list -json`
 /// and takes, in order: `<PackageName>-Package`; a scheme named like the test target; the only
 /// scheme. When the listing is unreadable it falls back to `<PackageName>-Package`.
 public struct XcodebuildDriver: Equatable, Sendable {
