@@ -1,0 +1,384 @@
+import Foundation
+import XCTest
+@testable import XCFleetKit
+
+/// The whole Apple sequence over a scripted `RemoteShell` double (no Mac here): the exact commands in
+/// order, the decisions between them, and what comes back. The xcodebuild output fed in is either
+/// hand-written or the real recorded logs in ../shared/fixtures/logs.
+final class XcodebuildJobTests: XCTestCase {
+    typealias Reply = ScriptedShell.Reply
+    static let dir = "/Users/ci/xcfleet/jobs/cache-contract-1a2b"
+    static let dev = "/Applications/Xcode_16.4.app/Contents/Developer"
+    static let env = "DEVELOPER_DIR=\(dev) "
+    static let udid = "9F1C2B3A-4D5E-6F70-8192-A3B4C5D6E7F8"
+    let env = XcodebuildJobTests.env, udid = XcodebuildJobTests.udid, dir = XcodebuildJobTests.dir
+
+    func host(slots: Int = 2, developerDir: String? = nil, xcode: String? = nil) -> HostSpec {
+        HostSpec(name: "mac-1", address: "10.0.0.5", user: "ci", labels: ["platform:macos"], slots: slots,
+                 toolchain: ToolchainSpec(developerDir: developerDir, xcode: xcode))
+    }
+
+    func input(destination: String?, xcode: String? = "16.4", only: [String]? = nil) -> XcodebuildJob.Input {
+        XcodebuildJob.Input(jobID: "cache-contract", suite: SuiteSpec(name: "cache-contract", template: "cache-contract", destination: destination, xcode: xcode),
+                            packageName: "xcfleet-cache-contract", testTarget: "CacheContractTests", onlyTesting: only)
+    }
+
+    /// Runs the job; returns the outcome, what the output callback parsed, and the progress notes.
+    func run(_ shell: ScriptedShell, _ input: XcodebuildJob.Input, boot: Double = 300) async -> (XcodebuildJob.Outcome, [TestEvent], [XcodebuildJob.Progress]) {
+        final class Box: @unchecked Sendable {
+            let lock = NSLock()
+            var parser = OutputParser()
+            var events: [TestEvent] = []
+            var progress: [XcodebuildJob.Progress] = []
+        }
+        let box = Box()
+        let job = XcodebuildJob(shell: shell, directory: dir, input: input, deadlines: XcodebuildJob.Deadlines(timeouts: .defaults, bootSeconds: boot))
+        let outcome = await job.run(output: { chunk in
+            box.lock.lock(); defer { box.lock.unlock() }
+            box.events += box.parser.consume(chunk.bytes)
+        }, progress: { p in
+            box.lock.lock(); defer { box.lock.unlock() }
+            box.progress.append(p)
+        })
+        box.events += box.parser.finish()
+        return (outcome, box.events, box.progress)
+    }
+
+    func simulatorScript(devicesReply: Reply? = nil) throws -> [(String, Reply)] {
+        let devices = try devicesReply ?? Reply(stdout: XcodeFixtures.text("simctl-devices.json"), chunkSize: 100)
+        return [
+            ("ls -1 /Applications", Reply(stdout: "Safari.app\nXcode-15.4.app\nXcode_16.4.app\nXcode.app\n")),
+            (env + "xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.4", "16F6"))),
+            (env + "xcrun simctl list devices", devices),
+            (env + "xcrun simctl list devicetypes", Reply(stdout: try XcodeFixtures.text("simctl-devicetypes.json"), chunkSize: 100)),
+            (env + "xcrun simctl list runtimes", Reply(stdout: try XcodeFixtures.text("simctl-runtimes.json"), chunkSize: 100)),
+            (env + "xcrun simctl create", Reply(stdout: udid + "\n")),
+            (env + "xcrun simctl erase", Reply()),
+            (env + "xcrun simctl boot ", Reply()),
+            (env + "xcrun simctl bootstatus", Reply(stdout: "Monitoring boot status for xcfleet cache-contract (\(udid)).\nDevice already booted, nothing to do.\n")),
+            (env + "xcodebuild -list -json", Reply(stdout: try XcodeFixtures.text("xcodebuild-list.json"))),
+            (env + "xcrun simctl shutdown", Reply()),
+            (env + "xcrun simctl delete", Reply()),
+        ]
+    }
+
+    static let streamedRun = """
+    Test Suite 'All tests' started at 2025-06-01 12:00:00.000
+    Test Suite 'CacheContractTests.xctest' started at 2025-06-01 12:00:00.001
+    Test Suite 'MemoryKeyTests' started at 2025-06-01 12:00:00.001
+    Test Case '-[CacheContractTests.MemoryKeyTests testC1_sameResourceOtherAccountMisses]' started.
+    Test Case '-[CacheContractTests.MemoryKeyTests testC1_sameResourceOtherAccountMisses]' passed (0.003 seconds).
+    Test Case '-[CacheContractTests.MemoryKeyTests testC1_revisionChangeNeverReturnsOldValue]' started.
+    Test Case '-[CacheContractTests.MemoryKeyTests testC1_revisionChangeNeverReturnsOldValue]' passed (0.120 seconds).
+    Test Suite 'MemoryKeyTests' passed at 2025-06-01 12:00:00.125.
+    Test Suite 'DictionaryCacheTests' started at 2025-06-01 12:00:00.125
+    Test Case '-[CacheContractTests.DictionaryCacheTests testC10_doubleNeverEvicts]' started.
+    Test Case '-[CacheContractTests.DictionaryCacheTests testC10_doubleNeverEvicts]' passed (0.001 seconds).
+    Test Case '-[CacheContractTests.DictionaryCacheTests testC10_seededDoubleHitsWithoutAStore]' started.
+    /Users/ci/xcfleet/jobs/cache-contract-1a2b/Tests/CacheContractTests/DictionaryCacheTests.swift:30: -[CacheContractTests.DictionaryCacheTests testC10_seededDoubleHitsWithoutAStore] : Test skipped - needs a Mac with 16 GB
+    Test Case '-[CacheContractTests.DictionaryCacheTests testC10_seededDoubleHitsWithoutAStore]' skipped (0.000 seconds).
+    Test Suite 'DictionaryCacheTests' passed at 2025-06-01 12:00:00.127.
+    \t Executed 4 tests, with 1 test skipped and 0 failures (0 unexpected) in 0.124 (0.127) seconds
+
+    ** TEST SUCCEEDED **
+
+    """
+
+    func testIOSSimulatorByNameCreatesBootsTestsReconcilesAndDeletes() async throws {
+        let bundle = "\(dir)/result.xcresult"
+        let shell = ScriptedShell(host: host(slots: 2), script: try simulatorScript() + [
+            (env + "xcodebuild test", Reply(stdout: Self.streamedRun, termination: .exited(0), chunkSize: 13)),
+            (env + "xcrun xcresulttool get test-results", Reply(stdout: try XcodeFixtures.text("xcresult-test-results.json"), chunkSize: 500)),
+        ])
+        let (outcome, streamed, progress) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(shell.ran, [
+            "ls -1 /Applications",
+            env + "xcodebuild -version",
+            env + "xcrun simctl list devices available -j",
+            env + "xcrun simctl list devicetypes -j",
+            env + "xcrun simctl list runtimes -j",
+            env + "xcrun simctl create 'xcfleet cache-contract' com.apple.CoreSimulator.SimDeviceType.iPhone-16 com.apple.CoreSimulator.SimRuntime.iOS-18-4",
+            env + "xcrun simctl erase \(udid)",
+            env + "xcrun simctl boot \(udid)",
+            env + "xcrun simctl bootstatus \(udid) -b",
+            env + "xcodebuild -list -json",
+            env + "xcodebuild test -scheme xcfleet-cache-contract-Package -destination 'platform=iOS Simulator,id=\(udid)' -derivedDataPath \(dir)/DerivedData -resultBundlePath \(bundle) CODE_SIGNING_ALLOWED=NO",
+            env + "xcrun xcresulttool get test-results tests --path \(bundle)",
+            env + "xcrun simctl shutdown \(udid)",
+            env + "xcrun simctl delete \(udid)",
+        ])
+        XCTAssertNil(outcome.infraError)
+        XCTAssertEqual(outcome.termination, .exited(0))
+        XCTAssertEqual(outcome.xcode, XcodeVersion(version: "16.4", build: "16F6"))
+        XCTAssertEqual(outcome.developerDir, Self.dev)
+        XCTAssertEqual(outcome.simulatorUDID, udid)
+        XCTAssertTrue(outcome.createdSimulator)
+        // Deadlines: boot under the boot deadline, the test under build + test.
+        XCTAssertEqual(shell.deadlines(of: env + "xcrun simctl bootstatus"), CommandDeadlines(total: 300, silence: 300))
+        XCTAssertEqual(shell.deadlines(of: env + "xcodebuild test"), CommandDeadlines(total: 1800, silence: 300))
+        // The stream was delivered (in 13-byte chunks) and parses.
+        let finished = streamed.compactMap { e -> TestStatus? in if case .testFinished(_, let s, _, _, _) = e { return s } else { return nil } }
+        XCTAssertEqual(finished, [.passed, .passed, .passed, .skipped])
+        // The bundle wins: one test flipped to failed, one Swift Testing test only in the bundle.
+        XCTAssertEqual(outcome.disagreements, [
+            "MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue: the output said passed, the result bundle says failed; using the bundle",
+            "KeySuite/keyEquality: passed in the result bundle, missing from the output; using the bundle",
+        ])
+        let flipped = TestIdentifier(suite: "CacheContractTests.MemoryKeyTests", name: "testC1_revisionChangeNeverReturnsOldValue")
+        XCTAssertEqual(outcome.extraEvents, [
+            .testFailure(flipped, file: "MemoryKeyTests.swift", line: 41, message: "XCTAssertEqual failed: (\"Optional(1)\") is not equal to (\"nil\")"),
+            .testFailure(flipped, file: "MemoryKeyTests.swift", line: 44, message: "XCTAssertNil failed: \"stale\""),
+            .testFinished(flipped, status: .failed, seconds: 0.12, framework: .xctest, clone: nil),
+            .testFinished(TestIdentifier(suite: "CacheContractTests.KeySuite", name: "keyEquality"), status: .passed, seconds: 0.0004, framework: .xctest, clone: nil),
+        ])
+        // What the integrator will fold: the attempt is red because of the bundle.
+        let report = Collator.attemptReport(events: streamed + outcome.extraEvents, ended: AttemptEnded(termination: outcome.termination), host: "mac-1", slot: 0, number: 1)
+        XCTAssertEqual(report.tests.first { $0.id == flipped }?.status, .failed)
+        XCTAssertTrue(progress.contains(.phaseStarted(.build)) && progress.contains(.phaseFinished(.test)) && progress.contains(.phaseFinished(.cleanup)))
+        XCTAssertTrue(progress.contains(.note("mac-1: Xcode 16.4 (16F6) at \(Self.dev)")))
+    }
+
+    func testShardOnAnExistingSimulatorIsNotDeleted() async throws {
+        // One slot: the existing "iPhone 16" is reused (shut down first, which may fail), never deleted.
+        let existing = "5B2E9C4D-8F17-4A63-B0D2-91C7E5A3F408"
+        var script = try simulatorScript()
+        script.insert((env + "xcrun simctl shutdown \(existing)", Reply(stderr: "Unable to shutdown device in current state: Shutdown\n", termination: .exited(149))), at: 0)
+        let shell = ScriptedShell(host: host(slots: 1), script: script + [
+            (env + "xcodebuild test", Reply(stdout: Self.streamedRun)),
+            (env + "xcrun xcresulttool", Reply(stdout: try XcodeFixtures.text("xcresult-test-results.json"))),
+        ])
+        let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4",
+                                                      only: ["MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue", "DictionaryCacheTests/testC10_doubleNeverEvicts"]))
+        XCTAssertNil(outcome.infraError)
+        XCTAssertFalse(outcome.createdSimulator)
+        XCTAssertEqual(Array(shell.ran[5...]), [
+            env + "xcrun simctl shutdown \(existing)",
+            env + "xcrun simctl erase \(existing)",
+            env + "xcrun simctl boot \(existing)",
+            env + "xcrun simctl bootstatus \(existing) -b",
+            env + "xcodebuild -list -json",
+            env + "xcodebuild test -scheme xcfleet-cache-contract-Package -destination 'platform=iOS Simulator,id=\(existing)' -derivedDataPath \(dir)/DerivedData -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts -only-testing:CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue CODE_SIGNING_ALLOWED=NO",
+            env + "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult",
+            env + "xcrun simctl shutdown \(existing)",
+        ])
+        XCTAssertFalse(shell.ran.contains { $0.contains("simctl delete") })
+    }
+
+    func testBootDeadlineExpiryIsAWedgedSimulatorInfraFailure() async throws {
+        var script = try simulatorScript()
+        script.insert((env + "xcrun simctl bootstatus", Reply(stdout: "Monitoring boot status…\n", termination: .timedOut("total"))), at: 0)
+        let shell = ScriptedShell(host: host(), script: script)
+        let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"), boot: 120)
+        XCTAssertEqual(outcome.infraError?.kind, .command)
+        XCTAssertEqual(outcome.infraError?.message, "simulator wedged: \(udid) did not finish booting within 120 s")
+        XCTAssertEqual(outcome.ended, AttemptEnded(termination: nil, infraError: "mac-1: command: simulator wedged: \(udid) did not finish booting within 120 s"))
+        XCTAssertNil(outcome.termination)
+        XCTAssertEqual(shell.deadlines(of: env + "xcrun simctl bootstatus"), CommandDeadlines(total: 120, silence: 120))
+        XCTAssertEqual(Array(shell.ran.suffix(4)), [
+            env + "xcrun simctl bootstatus \(udid) -b",
+            env + "xcrun simctl shutdown all",
+            env + "xcrun simctl shutdown \(udid)",
+            env + "xcrun simctl delete \(udid)",
+        ])
+        XCTAssertFalse(shell.ran.contains { $0.contains("xcodebuild test") })
+    }
+
+    func testBootRefusedIsWedged() async throws {
+        var script = try simulatorScript()
+        script.insert((env + "xcrun simctl boot ", Reply(stderr: "An error was encountered processing the command (domain=com.apple.CoreSimulator.SimError, code=405):\nUnable to boot the Simulator.\n", termination: .exited(149))), at: 0)
+        let shell = ScriptedShell(host: host(), script: script)
+        let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(outcome.infraError?.message, "simulator wedged: `simctl boot \(udid)` said \"Unable to boot\"")
+        XCTAssertTrue(shell.ran.contains(env + "xcrun simctl shutdown all"))
+        XCTAssertEqual(shell.ran.last, env + "xcrun simctl delete \(udid)")
+    }
+
+    func testTestRunnerLaunchFailureMidRunIsWedged() async throws {
+        let wedged = "Testing started\n2025-06-01 12:00:03.117 xcodebuild[4242:99] Failed to install or launch the test runner. (Underlying Error: Simulator device failed to launch com.apple.test.CacheContractTests-Runner.)\n** TEST FAILED **\n"
+        let shell = ScriptedShell(host: host(), script: try simulatorScript() + [
+            (env + "xcodebuild test", Reply(stdout: wedged, termination: .exited(65), chunkSize: 5)),
+            (env + "xcrun xcresulttool", Reply(stdout: "{\"testNodes\":[]}")),
+        ])
+        let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(outcome.termination, .exited(65))
+        XCTAssertEqual(outcome.infraError?.kind, .command)
+        XCTAssertEqual(outcome.infraError?.message, "simulator wedged during xcodebuild test (\"Failed to install or launch the test runner\"); reset with `xcrun simctl shutdown all`")
+        XCTAssertTrue(shell.ran.contains(env + "xcrun simctl shutdown all"))
+        XCTAssertEqual(shell.ran.last, env + "xcrun simctl delete \(udid)")
+    }
+
+    func testPinnedDeveloperDirWithTheWrongXcodeIsRefused() async throws {
+        let pinned = "/Applications/Xcode-16.4.app/Contents/Developer"
+        let shell = ScriptedShell(host: host(developerDir: "/Applications/Xcode-16.4.app"), script: [
+            ("DEVELOPER_DIR=\(pinned) xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.3", "16E140"))),
+        ])
+        let (outcome, _, _) = await run(shell, input(destination: "platform=macOS"))
+        XCTAssertEqual(shell.ran, ["DEVELOPER_DIR=\(pinned) xcodebuild -version"])
+        XCTAssertEqual(outcome.infraError, RemoteShellError(.toolchain, host: "mac-1",
+            "the Xcode at \(pinned) is 16.3 (16E140), but Xcode 16.4 is wanted: install it as /Applications/Xcode-16.4.app or set toolchain.developerDir / toolchain.xcode for this host in the fleet file"))
+        XCTAssertNil(outcome.termination)
+        XCTAssertEqual(outcome.extraEvents, [])
+    }
+
+    func testSearchTriesEveryCandidateThenRefuses() async throws {
+        let shell = ScriptedShell(host: host(), script: [
+            ("ls -1 /Applications", Reply(stdout: "Xcode-16.4-beta.app\nXcode.app\n")),
+            ("DEVELOPER_DIR=/Applications/Xcode-16.4-beta.app/Contents/Developer xcodebuild -version", Reply(stderr: "xcode-select: error: invalid developer directory\n", termination: .exited(1))),
+            ("DEVELOPER_DIR=/Applications/Xcode.app/Contents/Developer xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.3", "16E140"))),
+        ])
+        let (outcome, _, _) = await run(shell, input(destination: "platform=macOS"))
+        XCTAssertEqual(shell.ran.count, 3)
+        XCTAssertEqual(outcome.infraError?.kind, .toolchain)
+        XCTAssertEqual(outcome.infraError?.message,
+                       "no Xcode 16.4 on this host (/Applications/Xcode-16.4-beta.app/Contents/Developer: no version (exited(1)); /Applications/Xcode.app/Contents/Developer: Xcode 16.3 (16E140)): install it as /Applications/Xcode-16.4.app or set toolchain.developerDir in the fleet file")
+    }
+
+    func testMacOSWithSelectedXcodeFallsBackToLegacyResults() async throws {
+        let bundle = "\(dir)/result.xcresult"
+        let ref = "0~Qw3rTy7uIoP1aSdFgHjKl2ZxCvBnM4qWeRtYuIoPaSdFgHjKlZxCvBnMqWeRtYu9"
+        let shell = ScriptedShell(host: host(slots: 1), script: [
+            ("xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.0", "16A242d"))),
+            ("xcodebuild -list -json", Reply(stdout: "{\"workspace\":{\"name\":\"xcfleet-cache-contract\",\"schemes\":[\"CacheContract\"]}}")),
+            ("xcodebuild test", Reply(stdout: Self.streamedRun, termination: .exited(65))),
+            ("xcrun xcresulttool get test-results", Reply(stderr: "Error: unknown\n", termination: .exited(1))),
+            ("xcrun xcresulttool get --legacy --format json --path \(bundle) --id", Reply(stdout: try XcodeFixtures.text("xcresult-legacy-tests.json"))),
+            ("xcrun xcresulttool get --legacy", Reply(stdout: try XcodeFixtures.text("xcresult-legacy-invocation.json"))),
+        ])
+        let (outcome, _, _) = await run(shell, input(destination: "platform=macOS", xcode: nil))
+        XCTAssertEqual(shell.ran, [
+            "xcodebuild -version",
+            "xcodebuild -list -json",
+            "xcodebuild test -scheme CacheContract -destination platform=macOS -derivedDataPath \(dir)/DerivedData -resultBundlePath \(bundle) CODE_SIGNING_ALLOWED=NO",
+            "xcrun xcresulttool get test-results tests --path \(bundle)",
+            "xcrun xcresulttool get --legacy --format json --path \(bundle)",
+            "xcrun xcresulttool get --legacy --format json --path \(bundle) --id '\(ref)'",
+        ])
+        XCTAssertNil(outcome.infraError)
+        XCTAssertNil(outcome.simulatorUDID)
+        XCTAssertEqual(outcome.termination, .exited(65))
+        XCTAssertEqual(outcome.disagreements, ["MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue: the output said passed, the result bundle says failed; using the bundle"])
+    }
+
+    func testXcode15UsesTheOldXcresulttoolForm() async throws {
+        let bundle = "\(dir)/result.xcresult"
+        let shell = ScriptedShell(host: host(slots: 1), script: [
+            ("xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("15.4", "15F31d"))),
+            ("xcodebuild -list -json", Reply(stdout: try XcodeFixtures.text("xcodebuild-list.json"))),
+            ("xcodebuild test", Reply(stdout: Self.streamedRun)),
+            ("xcrun xcresulttool get --format json --path \(bundle) --id", Reply(stdout: try XcodeFixtures.text("xcresult-legacy-tests.json"))),
+            ("xcrun xcresulttool get --format json", Reply(stdout: try XcodeFixtures.text("xcresult-legacy-invocation.json"))),
+        ])
+        let (outcome, _, _) = await run(shell, input(destination: "platform=macOS", xcode: nil))
+        XCTAssertEqual(Array(shell.ran.suffix(2)).map { $0.components(separatedBy: " --path").first ?? "" },
+                       ["xcrun xcresulttool get --format json", "xcrun xcresulttool get --format json"])
+        XCTAssertFalse(shell.ran.contains { $0.contains("test-results") || $0.contains("--legacy") })
+        XCTAssertEqual(outcome.disagreements.count, 1)
+    }
+
+    func testUnreadableBundleKeepsTheStream() async throws {
+        let shell = ScriptedShell(host: host(slots: 1), script: [
+            ("xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.4", "16F6"))),
+            ("xcodebuild -list -json", Reply(stdout: "")),
+            ("xcodebuild test", Reply(stdout: Self.streamedRun)),
+            ("xcrun xcresulttool", Reply(stderr: "Error: The file “result.xcresult” couldn’t be opened because there is no such file.\n", termination: .exited(1))),
+        ])
+        let (outcome, _, _) = await run(shell, input(destination: "platform=macOS", xcode: nil))
+        XCTAssertNil(outcome.infraError)
+        XCTAssertEqual(outcome.extraEvents, [])
+        XCTAssertEqual(outcome.disagreements.count, 1)
+        XCTAssertTrue(outcome.disagreements[0].hasPrefix("the result bundle could not be read"), outcome.disagreements[0])
+        XCTAssertTrue(outcome.disagreements[0].hasSuffix("the streamed output stands"))
+        // Unreadable `-list` output: the documented fallback scheme.
+        XCTAssertTrue(shell.ran.contains { $0.hasPrefix("xcodebuild test -scheme xcfleet-cache-contract-Package ") })
+    }
+
+    func testBadDestinationIsAPlanErrorNotInfra() async {
+        let shell = ScriptedShell(host: host(), script: [])
+        let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,OS=18.4"))
+        XCTAssertEqual(shell.ran, [])
+        XCTAssertNil(outcome.infraError)
+        XCTAssertNil(outcome.termination)
+        guard case .buildError(nil, nil, let message)? = outcome.extraEvents.first else { return XCTFail("\(outcome.extraEvents)") }
+        XCTAssertTrue(message.hasPrefix("xcfleet: suite 'cache-contract': destination \"platform=iOS Simulator,OS=18.4\": name= is missing"), message)
+    }
+
+    func testMissingRuntimeOnHostIsInfra() async throws {
+        let shell = ScriptedShell(host: host(), script: try simulatorScript())
+        let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=19.0"))
+        XCTAssertEqual(outcome.infraError?.kind, .toolchain)
+        XCTAssertFalse(shell.ran.contains { $0.contains("simctl create") || $0.contains("shutdown") })
+    }
+
+    func testGarbageFromSimctlIsInfraNotATrap() async throws {
+        let shell = ScriptedShell(host: host(), script: try simulatorScript(devicesReply: Reply(stdout: "<html>nope</html>")))
+        let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(outcome.infraError?.kind, .command)
+        XCTAssertTrue(outcome.infraError?.message.contains("simctl list devices -j did not print the expected JSON") == true, "\(String(describing: outcome.infraError))")
+    }
+
+    func testLostConnectionAndCancellation() async throws {
+        let lost = ScriptedShell(host: host(), script: try simulatorScript() + [(env + "xcodebuild test", Reply(stdout: "Test Suite 'All tests' started\n", termination: .connectionLost("EOF")))])
+        let (o1, _, _) = await run(lost, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(o1.infraError?.kind, .connect)
+        XCTAssertFalse(lost.ran.contains { $0.contains("xcresulttool") })
+
+        let cancelled = ScriptedShell(host: host(), script: try simulatorScript() + [(env + "xcodebuild test", Reply(termination: .cancelled))])
+        let (o2, _, _) = await run(cancelled, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(o2.termination, .cancelled)
+        XCTAssertNil(o2.infraError)
+        XCTAssertFalse(cancelled.ran.contains { $0.contains("xcresulttool") })
+        XCTAssertEqual(cancelled.ran.last, env + "xcrun simctl delete \(udid)", "the created simulator is removed after a cancel")
+        XCTAssertEqual(o2.ended, AttemptEnded(termination: .cancelled))
+
+        // The test deadline: a test-phase timeout (not infra); the bundle is still read.
+        let slow = ScriptedShell(host: host(), script: try simulatorScript() + [
+            (env + "xcodebuild test", Reply(stdout: Self.streamedRun, termination: .timedOut("silence"))),
+            (env + "xcrun xcresulttool", Reply(stdout: try XcodeFixtures.text("xcresult-test-results.json"))),
+        ])
+        let (o3, _, _) = await run(slow, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(o3.ended, AttemptEnded(termination: .timedOut("silence"), timedOutPhase: .test))
+        XCTAssertTrue(slow.ran.contains { $0.contains("xcresulttool") })
+    }
+
+    /// The real recorded xcodebuild logs, delivered as `xcodebuild test` output through the job to
+    /// the output callback and `OutputParser`: the same counts the parser's own tests establish.
+    func testRealRecordedLogsStreamThroughTheXcodebuildFlow() async throws {
+        let logs = try ParserFixtures.sharedLogs()
+        let expected: [String: (passed: Int, failed: Int, skipped: Int)] = ["TestLog.txt": (81, 1, 1), "ParallelTestLog.txt": (19, 1, 1)]
+        for (name, counts) in expected.sorted(by: { $0.key < $1.key }) {
+            let text = String(decoding: try Data(contentsOf: logs.appendingPathComponent(name)), as: UTF8.self)
+            let shell = ScriptedShell(host: host(), script: try simulatorScript() + [
+                (env + "xcodebuild test", Reply(stdout: text, termination: .exited(65), chunkSize: 4093)),
+                (env + "xcrun xcresulttool", Reply(stderr: "Error: no result bundle\n", termination: .exited(1))),
+            ])
+            let (outcome, streamed, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+            var tally = (passed: 0, failed: 0, skipped: 0)
+            for case .testFinished(_, let status, _, _, _) in streamed {
+                switch status {
+                case .passed: tally.passed += 1
+                case .failed: tally.failed += 1
+                case .skipped: tally.skipped += 1
+                }
+            }
+            XCTAssertEqual(tally.passed, counts.passed, name)
+            XCTAssertEqual(tally.failed, counts.failed, name)
+            XCTAssertEqual(tally.skipped, counts.skipped, name)
+            XCTAssertNil(outcome.infraError, name)
+            XCTAssertEqual(outcome.termination, .exited(65))
+            XCTAssertEqual(shell.ran.last, env + "xcrun simctl delete \(udid)")
+        }
+    }
+
+    func testInputFromAPlannedJobReadsTheManifest() throws {
+        let manifest = SuiteManifest(suite: "cache-contract", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil, tests: ["A/testB"])
+        let data = try JSONEncoder().encode(manifest)
+        let spec = SuiteSpec(name: "cache contract", template: "cache-contract", destination: "platform=macOS")
+        let job = PlannedJob(planned: JobPlanned(jobID: "cache contract#s1of2", suite: spec.name, kind: .gate, shard: 0, shardCount: 2, repetition: 0, mutant: nil, expectedTests: ["A/testB"]),
+                             spec: spec, workspace: Workspace(files: [WorkspaceFile(path: "xcfleet-manifest.json", contents: data)]), filter: ["A/testB"], requires: [])
+        let input = XcodebuildJob.Input(job: job)
+        XCTAssertEqual(input.testTarget, "CacheContractTests")
+        XCTAssertEqual(input.packageName, "xcfleet-cache-contract")
+        XCTAssertEqual(input.onlyTesting, ["A/testB"])
+        XCTAssertEqual(input.jobID, "cache contract#s1of2")
+    }
+}
