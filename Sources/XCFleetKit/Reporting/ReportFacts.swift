@@ -66,7 +66,7 @@ enum ReportFacts {
 
     /// The job's one-line reason (for "not run" and job-level errors).
     static func reason(_ job: JobReport) -> String {
-        if job.planned.mutant != nil, job.finalState == .passed || job.finalState == .flaky {
+        if job.planned.mutant != nil, job.finalState == .passed || job.finalState == .flaky, job.reasons.isEmpty {
             return "every test passed against the mutant: the suite does not catch this fault"
         }
         if let first = job.reasons.first, !first.isEmpty { return job.reasons.joined(separator: "; ") }
