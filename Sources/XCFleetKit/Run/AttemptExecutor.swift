@@ -36,29 +36,45 @@ struct AttemptExecutor: Sendable {
                 return dir
             }
             directory = dir
-            phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter), timeouts.test)] {
-                let termination = try await phase(p) {
-                    try await shell.run(command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
-                        collector.consume(chunk)
+            if job.spec.destination != nil {
+                // Apple hosts: toolchain check, simulator, xcodebuild test, xcresult (see XcodebuildJob).
+                let xcode = XcodebuildJob(shell: shell, directory: dir, input: XcodebuildJob.Input(job: job),
+                                          deadlines: XcodebuildJob.Deadlines(timeouts: timeouts))
+                let outcome = await xcode.run(output: { collector.consume($0) }, progress: { p in
+                    switch p {
+                    case .phaseStarted(let ph): log.append(.phaseStarted(ref, phase: ph))
+                    case .phaseFinished(let ph): log.append(.phaseFinished(ref, phase: ph))
+                    case .note(let text): log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(text)"))
                     }
-                }
+                })
                 collector.finishStream()
-                ended.termination = termination
-                switch termination {
-                case .exited(0):
-                    continue phases
-                case .timedOut:
-                    ended.timedOutPhase = p
-                case .connectionLost(let why):
-                    ended.infraError = "connection to \(shell.host.name) lost during \(p.rawValue): \(why)"
-                case .exited(let code) where p == .build:
-                    if !collector.events.contains(where: { if case .buildError = $0 { return true } else { return false } }) {
-                        collector.inject(.buildError(file: nil, line: nil, message: "swift build exited with status \(code)"))
+                for e in outcome.extraEvents { collector.inject(e) }
+                ended = outcome.ended
+            } else {
+                phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter), timeouts.test)] {
+                    let termination = try await phase(p) {
+                        try await shell.run(command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
+                            collector.consume(chunk)
+                        }
                     }
-                case .cancelled, .exited, .signaled:
-                    break
+                    collector.finishStream()
+                    ended.termination = termination
+                    switch termination {
+                    case .exited(0):
+                        continue phases
+                    case .timedOut:
+                        ended.timedOutPhase = p
+                    case .connectionLost(let why):
+                        ended.infraError = "connection to \(shell.host.name) lost during \(p.rawValue): \(why)"
+                    case .exited(let code) where p == .build:
+                        if !collector.events.contains(where: { if case .buildError = $0 { return true } else { return false } }) {
+                            collector.inject(.buildError(file: nil, line: nil, message: "swift build exited with status \(code)"))
+                        }
+                    case .cancelled, .exited, .signaled:
+                        break
+                    }
+                    break phases
                 }
-                break phases
             }
         } catch let error as RemoteShellError {
             if error.kind == .timeout { ended.timedOutPhase = .push }
