@@ -212,22 +212,22 @@ final class HostLeaseTests: XCTestCase {
             var argv: [String] = []
             for i in 0..<contenders {
                 let command = HostLeaseScript.acquire(root: leaseRoot(shell), want: slots, runID: "r\(round)-p\(i)", lease: "l\(round)-p\(i)",
-                                                      holder: LeaseHolder(hostname: "proc-\(i)", pid: 1), ttl: 30, deadLeases: ["none"])
+                                                      holder: LeaseHolder(hostname: "proc-\(i)", pid: 1), ttl: 30, deadLeases: [])
                 argv.append(command.arguments.joined(separator: "\u{1}"))
             }
-            // Start every contender in the background, then wait for all of them.
+            // Start every contender at once (fork + exec), then wait for all of them. (perl rather
+            // than sh's `&` + `wait`: dash's `wait` once hung here with SIGCHLD pending.)
             let driver = """
-            out=$1; shift; i=0
-            for packed in "$@"; do
-              i=$((i+1))
-              ( IFS="$(printf '\\001')"; set -f; exec $packed > "$out/$i" 2>&1 ) &
-            done
-            wait
+            my $out = shift; my $i = 0; my @pids;
+            for my $packed (@ARGV) {
+              $i++; my @argv = split /\\x01/, $packed, -1;
+              my $pid = fork(); die "fork: $!" unless defined $pid;
+              if ($pid == 0) { open(STDOUT, '>', "$out/$i") or die; open(STDERR, '>&', \\*STDOUT); exec { $argv[0] } @argv; exit 127; }
+              push @pids, $pid;
+            }
+            waitpid($_, 0) for @pids;
             """
-            // Processes started from the concurrency pool inherit its blocked signal mask (SIGCHLD
-            // included), which makes `wait` in sh hang: start the driver with an empty mask.
-            let unblock = ["perl", "-e", "use POSIX (); POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new); exec { $ARGV[0] } @ARGV or die", "--"]
-            let status = try await ProcessRunner.run(unblock + ["sh", "-c", driver, "sh", roundDir.path] + argv, directory: "/", environment: [:],
+            let status = try await ProcessRunner.run(["perl", "-e", driver, roundDir.path] + argv, directory: "/", environment: [:],
                                                      deadlines: CommandDeadlines(total: 60, silence: 60)) { _ in }
             XCTAssertEqual(status, .exited(0))
             var winners: [Int: [Int]] = [:]
