@@ -6,7 +6,8 @@ import XCTest
 /// release with the created JSON on stdin, clear errors for bad output and failing commands,
 /// and release of everything created when the run is interrupted.
 final class CommandProvisionerTests: XCTestCase {
-    private let script = TestPaths.packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/provisioner/fake-provisioner.sh").path
+    /// The commands are relative (`./fake-provisioner.sh`), run from the fixture folder as from a fleet file's folder.
+    private let fixtures = TestPaths.packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/provisioner").path
     private let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAM+oU2s1zSsulJzAqSls6QCAVgCUq+LCjWM9E4GbMUs"
 
     private struct Setup {
@@ -21,9 +22,9 @@ final class CommandProvisionerTests: XCTestCase {
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         let template = HostSpec(name: FleetLoader.provisionedTemplateName, user: "template-user", identityFile: "/keys/id_ed25519",
                                 hostKeyPolicy: .acceptNew, labels: ["platform:macos", "vm"], slots: 1, workRoot: "/Users/ci/xcfleet")
-        let spec = ProvisionerSpec(create: [script, "create"], release: [script, "release"], count: count, template: template)
+        let spec = ProvisionerSpec(create: ["./fake-provisioner.sh", "create"], release: ["./fake-provisioner.sh", "release"], count: count, template: template)
         let provisioner = CommandProvisioner(spec: spec, directory: run, reservedNames: reserved,
-                                             environment: ["FAKE_STATE": state.path, "FAKE_BEHAVIOUR": behaviour], createTimeout: 60, releaseTimeout: 30)
+                                             environment: ["FAKE_STATE": state.path, "FAKE_BEHAVIOUR": behaviour], workingDirectory: fixtures, createTimeout: 60, releaseTimeout: 30)
         return Setup(provisioner: provisioner, state: state, runDirectory: run)
     }
 
@@ -147,6 +148,22 @@ final class CommandProvisionerTests: XCTestCase {
         } catch {
             XCTAssertTrue(error.message.contains("the run is ending"), error.message)
         }
+    }
+
+    func testAHostCreatedAfterReleaseAllBeganIsReleasedAtOnce() async throws {
+        let s = try setup("slow", count: 1)
+        let provisioner = s.provisioner
+        let creating = Task { await provisioner.createAll() }
+        let marker = s.state.appendingPathComponent("slow-started-1").path
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: marker) { try await Task.sleep(nanoseconds: 25_000_000) }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker))
+        let failures = await provisioner.releaseAll()
+        XCTAssertEqual(failures, [])
+        XCTAssertEqual(released(s), [], "nothing was created yet")
+        let results = await creating.value
+        guard case .failure(let error)? = results.first else { return XCTFail("a late host is not handed out") }
+        XCTAssertTrue(error.message.contains("created while the run was ending; released it"), error.message)
+        XCTAssertEqual(released(s), ["released-vm-1.json"])
     }
 
     func testANameAlreadyInTheFleetIsRefusedAndTheHostReleased() async throws {

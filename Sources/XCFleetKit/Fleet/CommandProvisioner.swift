@@ -19,6 +19,8 @@ public actor CommandProvisioner {
     public let createDeadlines: CommandDeadlines
     public let releaseDeadlines: CommandDeadlines
     private let environment: [String: String]
+    /// Where both commands run (relative program paths resolve from here); nil: xcfleet's own.
+    public let workingDirectory: String?
     private var reservedNames: Set<String>
     private var created: [String: ProvisionedHost] = [:]
     private var closed = false
@@ -28,8 +30,10 @@ public actor CommandProvisioner {
     ///   - directory: where the known_hosts file goes (the run directory; created if needed).
     ///   - reservedNames: names already used in the fleet (created hosts must not reuse them).
     ///   - environment: extra environment for both commands.
+    ///   - workingDirectory: where the commands run; pass the fleet file's folder so `./create.sh` works.
     public init(spec: ProvisionerSpec, directory: URL, reservedNames: Set<String> = [], environment: [String: String] = [:],
-                createTimeout: Double = 900, releaseTimeout: Double = 300) {
+                workingDirectory: String? = nil, createTimeout: Double = 900, releaseTimeout: Double = 300) {
+        self.workingDirectory = workingDirectory
         self.spec = spec
         knownHostsFile = directory.appendingPathComponent("known_hosts")
         self.reservedNames = reservedNames
@@ -70,7 +74,7 @@ public actor CommandProvisioner {
         let env = environment.merging(["XCFLEET_PROVISION_INDEX": String(index), "XCFLEET_HOST_NAME": provisional]) { _, new in new }
         let result: LocalCommand.Result
         do {
-            result = try await LocalCommand.run(command, environment: env, deadlines: createDeadlines)
+            result = try await LocalCommand.run(command, directory: workingDirectory, environment: env, deadlines: createDeadlines)
         } catch {
             throw ProvisionError(.create, host: provisional, command: command, "cannot run it: \(error)")
         }
@@ -113,7 +117,7 @@ public actor CommandProvisioner {
         guard let record = created.removeValue(forKey: host.name) else {
             throw ProvisionError(.release, host: host.name, command: spec.release, "this run did not create that host, or it was released already")
         }
-        let failure = await Self.runRelease(record, spec: spec, environment: environment, deadlines: releaseDeadlines)
+        let failure = await Self.runRelease(record, spec: spec, environment: environment, directory: workingDirectory, deadlines: releaseDeadlines)
         if let failure { throw failure }
     }
 
@@ -124,11 +128,11 @@ public actor CommandProvisioner {
         closed = true
         let records = created.values.sorted { $0.index < $1.index }
         created = [:]
-        let spec = spec, environment = environment, deadlines = releaseDeadlines
+        let spec = spec, environment = environment, directory = workingDirectory, deadlines = releaseDeadlines
         let work = Task { () -> [ProvisionError] in
             await withTaskGroup(of: ProvisionError?.self) { group in
                 for record in records {
-                    group.addTask { await Self.runRelease(record, spec: spec, environment: environment, deadlines: deadlines) }
+                    group.addTask { await Self.runRelease(record, spec: spec, environment: environment, directory: directory, deadlines: deadlines) }
                 }
                 var failures: [ProvisionError] = []
                 for await failure in group { if let failure { failures.append(failure) } }
@@ -140,17 +144,17 @@ public actor CommandProvisioner {
 
     private func releaseNow(_ name: String) async {
         guard let record = created.removeValue(forKey: name) else { return }
-        let spec = spec, environment = environment, deadlines = releaseDeadlines
-        _ = await Task { await Self.runRelease(record, spec: spec, environment: environment, deadlines: deadlines) }.value
+        let spec = spec, environment = environment, directory = workingDirectory, deadlines = releaseDeadlines
+        _ = await Task { await Self.runRelease(record, spec: spec, environment: environment, directory: directory, deadlines: deadlines) }.value
     }
 
     private static func runRelease(_ record: ProvisionedHost, spec: ProvisionerSpec, environment: [String: String],
-                                   deadlines: CommandDeadlines) async -> ProvisionError? {
+                                   directory: String?, deadlines: CommandDeadlines) async -> ProvisionError? {
         let name = record.spec.name
         guard !spec.release.isEmpty else { return ProvisionError(.release, host: name, command: spec.release, "the release command is empty") }
         let env = environment.merging(["XCFLEET_PROVISION_INDEX": String(record.index), "XCFLEET_HOST_NAME": name]) { _, new in new }
         do {
-            let result = try await LocalCommand.run(spec.release, stdin: record.json, environment: env, deadlines: deadlines)
+            let result = try await LocalCommand.run(spec.release, stdin: record.json, directory: directory, environment: env, deadlines: deadlines)
             guard result.termination == .exited(0) else {
                 return ProvisionError(.release, host: name, command: spec.release, "\(ending(result.termination, deadlines: deadlines)); stderr: \(result.stderrTail)")
             }

@@ -131,6 +131,9 @@ public actor HostLeaseManager {
         let host = shell.host.name
         let want = min(max(0, slots), 1024)
         let root = Self.leaseRoot(shell.host)
+        guard root.hasPrefix("/") else {
+            throw HostLeaseError(host: host, "the work root \"\(shell.host.workRoot)\" must be an absolute path")
+        }
         let run = HostLeaseScript.clean(runID)
         let lease = held[host]?.lease ?? HostLeaseScript.clean("\(holder.hostname)-\(holder.pid)-\(UUID().uuidString.lowercased())")
         if held[host] == nil { held[host] = Held(shell: shell, runID: run, lease: lease, slots: [], root: root) }

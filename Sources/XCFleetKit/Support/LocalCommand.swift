@@ -13,7 +13,7 @@ enum LocalCommand {
         var stdoutTruncated: Bool
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+    static func run(_ arguments: [String], stdin: Data? = nil, directory: String? = nil, environment: [String: String] = [:],
                     deadlines: CommandDeadlines, stdoutLimit: Int = 1 << 20) async throws -> Result {
         let sink = OutputSink(limit: stdoutLimit + 1)
         var argv = arguments
@@ -29,7 +29,7 @@ enum LocalCommand {
             argv = ["sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", url.path] + arguments
         }
         defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
-        let termination = try await ProcessRunner.run(argv, directory: nil, environment: environment, deadlines: deadlines) { sink.add($0) }
+        let termination = try await ProcessRunner.run(argv, directory: directory, environment: environment, deadlines: deadlines) { sink.add($0) }
         let out = sink.stdout
         return Result(termination: termination, stdout: Array(out.prefix(stdoutLimit)), stderrTail: sink.stderrTail,
                       stdoutTruncated: out.count > stdoutLimit)

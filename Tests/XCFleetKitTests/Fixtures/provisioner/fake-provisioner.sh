@@ -3,7 +3,7 @@
 #   fake-provisioner.sh create   prints one host as JSON (index from XCFLEET_PROVISION_INDEX)
 #   fake-provisioner.sh release  records the JSON it was given on stdin
 # FAKE_STATE: directory for the records (required).
-# FAKE_BEHAVIOUR: ok (default) | badjson | badfields | fail | failsecond | slowsecond
+# FAKE_BEHAVIOUR: ok (default) | badjson | badfields | fail | failsecond | slowsecond | slow
 set -u
 state=${FAKE_STATE:?FAKE_STATE must name a directory}
 n=${XCFLEET_PROVISION_INDEX:?XCFLEET_PROVISION_INDEX is set by xcfleet}
@@ -25,6 +25,8 @@ create)
       exit 4 ;;
     failsecond)
       if [ "$n" = 2 ]; then echo "orka3: no capacity left in namespace ci" >&2; exit 5; fi ;;
+    slow)
+      : > "$state/slow-started-$n"; sleep 1 ;;
     slowsecond)
       if [ "$n" = 2 ]; then : > "$state/slow-started-$n"; sleep 60; fi ;;
   esac
