@@ -109,8 +109,9 @@ public actor HostLeaseManager {
                 ttl: Double = HostLeaseManager.defaultTTL,
                 commandDeadlines: CommandDeadlines = CommandDeadlines(total: 30, silence: 30)) {
         self.holder = holder
-        self.heartbeatInterval = max(0.05, heartbeatInterval)
-        self.ttl = max(1, ttl)
+        // Clamped so that no caller value can trap in a conversion later.
+        self.heartbeatInterval = heartbeatInterval.isFinite ? min(max(0.05, heartbeatInterval), 3600) : Self.defaultHeartbeatInterval
+        self.ttl = ttl.isFinite ? min(max(1, ttl), 86_400) : Self.defaultTTL
         self.commandDeadlines = commandDeadlines
     }
 
