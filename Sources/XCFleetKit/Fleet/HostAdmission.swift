@@ -1,0 +1,33 @@
+import Foundation
+
+/// Lets a host into a run before its first job: the health check, then the slot leases. The
+/// runner calls it once per host (static or provisioned) with a shell it opened for the host, and
+/// turns the outcome into `Scheduler.hostJoined` or `Scheduler.hostSetAside`.
+public enum HostAdmission {
+    public enum Outcome: Sendable {
+        /// Join the scheduler with `host` (its `slots` is the number of leased slots);
+        /// `leaseSlots[i]` is the on-host lease behind scheduler slot `i`.
+        case admitted(host: SchedulerHost, leaseSlots: [Int], health: HostHealth.Result, leases: LeaseAcquisition)
+        /// Not usable by this run; `reason` says why (unhealthy, or every slot leased by other runs).
+        case setAside(reason: String)
+    }
+
+    public static func admit(_ host: HostSpec, shell: any RemoteShell, runID: String, leases: HostLeaseManager,
+                             minimumFreeBytes: Int64 = HostHealth.defaultMinimumFreeBytes) async -> Outcome {
+        let health = await HostHealth.check(shell: shell, host: host, minimumFreeBytes: minimumFreeBytes)
+        if let reason = health.reason { return .setAside(reason: "unhealthy: \(reason)") }
+        let acquisition: LeaseAcquisition
+        do {
+            acquisition = try await leases.acquireReporting(shell: shell, slots: host.slots, runID: runID)
+        } catch {
+            return .setAside(reason: "\(error)")
+        }
+        guard !acquisition.slots.isEmpty else {
+            let holders = Set(acquisition.busy.map { "run \($0.runID) from \($0.holderHost)" }).sorted()
+            let detail = holders.isEmpty ? acquisition.errors.joined(separator: "; ") : "held by " + holders.joined(separator: ", ")
+            return .setAside(reason: "all \(host.slots) slot(s) are leased by other runs (\(detail))")
+        }
+        return .admitted(host: SchedulerHost(name: host.name, labels: host.labels, slots: acquisition.slots.count),
+                         leaseSlots: acquisition.slots, health: health, leases: acquisition)
+    }
+}
