@@ -96,6 +96,18 @@ final class LocalShellTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
     }
 
+    /// Children start with no blocked and no ignored signals, whatever thread started them.
+    func testCommandsStartWithACleanSignalState() async throws {
+        let shell = try shell()
+        let dir = try await shell.makeJobDirectory(jobID: "signals")
+        let sink = Sink()
+        let result = try await shell.run(ShellCommand(["sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status; sleep 0.1 & wait; echo waited"]),
+                                         in: dir, deadlines: generous) { sink.add($0) }
+        XCTAssertEqual(result, .exited(0))
+        XCTAssertTrue(sink.stdout.contains("SigBlk:\t0000000000000000"), sink.stdout)
+        XCTAssertTrue(sink.stdout.hasSuffix("waited\n"), sink.stdout)
+    }
+
     func testSecretsAreRedactedAcrossChunkBoundaries() {
         var r = Redactor(secrets: ["hunter2-token"])
         var out: [UInt8] = []

@@ -11,7 +11,12 @@ import Darwin
 public enum ProcessRunner {
     /// The process gets its own group (so a kill reaches its children) through perl's `setpgrp`,
     /// the same mechanism used on SSH hosts (macOS has no `setsid` binary).
-    static let groupWrapper = ["/usr/bin/env", "perl", "-e", "setpgrp(0,0); exec { $ARGV[0] } @ARGV or die \"xcfleet: cannot start $ARGV[0]: $!\\n\";", "--"]
+    /// It also clears the signal mask and resets dispositions: a child inherits both from the thread
+    /// that started it, and threads of the concurrency pool and of xcfleet's signal handling block or
+    /// ignore signals (seen here: an `sh` job with `&`/`wait` hung with SIGCHLD blocked).
+    static let groupWrapper = ["/usr/bin/env", "perl", "-e",
+                               "use POSIX (); setpgrp(0,0); POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new()); $SIG{$_} = 'DEFAULT' for qw(INT TERM HUP QUIT PIPE CHLD); exec { $ARGV[0] } @ARGV or die \"xcfleet: cannot start $ARGV[0]: $!\\n\";",
+                               "--"]
 
     public static func run(_ arguments: [String], directory: String?, environment: [String: String],
                            deadlines: CommandDeadlines,
