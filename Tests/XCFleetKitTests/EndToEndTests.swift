@@ -229,3 +229,34 @@ extension EndToEndTests {
         XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("out/cache-gate/Sources/CacheContract/MemoryKey.swift").path))
     }
 }
+
+extension EndToEndTests {
+    /// Two xcfleet processes share the one-slot local host: the slot lease (held on the host) makes
+    /// them take turns — both runs finish green and their attempts never overlap in time.
+    func testTwoConcurrentRunsNeverShareASlot() throws {
+        final class Box: @unchecked Sendable { var results: [CommandResult?] = [nil, nil] }
+        let box = Box()
+        let runs = self.runs!
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            box.results[i] = try? runCommand(TestPaths.xcfleetBinary, ["run", "Plans/cache-contract.json", "--runs", runs.path, "--verbose"],
+                                             cwd: TestPaths.packageRoot)
+        }
+        for r in box.results { XCTAssertEqual(r?.status, 0, (r?.stdout ?? "") + (r?.stderr ?? "")) }
+        let dirs = try FileManager.default.contentsOfDirectory(atPath: runs.path).sorted()
+        XCTAssertEqual(dirs.count, 2)
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var intervals: [(Double, Double)] = []
+        for dir in dirs {
+            let events = try EventLog.read(runs.appendingPathComponent(dir).appendingPathComponent("events.jsonl"))
+            guard case .runStarted(let start)? = events.first?.body, let t0 = iso.date(from: start.startedAt) else { return XCTFail("no start") }
+            let started = events.first { if case .attemptStarted = $0.body { return true } else { return false } }
+            let ended = events.last { if case .attemptEnded = $0.body { return true } else { return false } }
+            let a = try XCTUnwrap(started).t + t0.timeIntervalSince1970
+            let b = try XCTUnwrap(ended).t + t0.timeIntervalSince1970
+            intervals.append((a, b))
+        }
+        intervals.sort { $0.0 < $1.0 }
+        XCTAssertLessThanOrEqual(intervals[0].1, intervals[1].0 + 0.05, "attempts overlapped: \(intervals)")
+    }
+}

@@ -12,15 +12,23 @@ public enum HostAdmission {
         case setAside(reason: String)
     }
 
+    /// `waitForSlots`: when every slot is leased by other live runs, keep asking (every 2 s) for up
+    /// to this many seconds before setting the host aside — two runs sharing a fleet take turns.
     public static func admit(_ host: HostSpec, shell: any RemoteShell, runID: String, leases: HostLeaseManager,
-                             minimumFreeBytes: Int64 = HostHealth.defaultMinimumFreeBytes) async -> Outcome {
+                             minimumFreeBytes: Int64 = HostHealth.defaultMinimumFreeBytes,
+                             waitForSlots: Double = 0) async -> Outcome {
         let health = await HostHealth.check(shell: shell, host: host, minimumFreeBytes: minimumFreeBytes)
         if let reason = health.reason { return .setAside(reason: "unhealthy: \(reason)") }
-        let acquisition: LeaseAcquisition
-        do {
-            acquisition = try await leases.acquireReporting(shell: shell, slots: host.slots, runID: runID)
-        } catch {
-            return .setAside(reason: "\(error)")
+        var acquisition: LeaseAcquisition
+        let giveUp = Date().addingTimeInterval(waitForSlots)
+        while true {
+            do {
+                acquisition = try await leases.acquireReporting(shell: shell, slots: host.slots, runID: runID)
+            } catch {
+                return .setAside(reason: "\(error)")
+            }
+            guard acquisition.slots.isEmpty, !acquisition.busy.isEmpty, Date() < giveUp, !Task.isCancelled else { break }
+            try? await Task.sleep(nanoseconds: 2_000_000_000)
         }
         guard !acquisition.slots.isEmpty else {
             let holders = Set(acquisition.busy.map { "run \($0.runID) from \($0.holderHost)" }).sorted()

@@ -69,11 +69,12 @@ public final class Runner: Sendable {
         let planner = JobPlanner(renderer: Renderer(root: config.root), mutants: mutants, history: config.history)
         let jobs = try planner.jobs(for: config.plan, forceMutants: config.forceMutants)
         let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         log.append(.runStarted(RunStarted(runID: config.runID, planName: config.plan.name, planPath: config.plan.sourcePath,
                                           startedAt: iso.string(from: Date()), xcfleetVersion: XCFleet.version,
                                           suites: config.plan.suites, hosts: config.fleet.hosts.map(\.name))))
         for job in jobs { log.append(.jobPlanned(job.planned)) }
-        await coordinator.run(jobs: jobs, hosts: config.fleet.hosts, history: config.history)
+        await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
         log.append(.runFinished(interrupted: interrupted))
         let faults = Dictionary(mutants.map { ($0.id, $0.fault) }, uniquingKeysWith: { a, _ in a })
@@ -113,24 +114,92 @@ actor RunCoordinator {
         self.shellFactory = shellFactory
     }
 
-    func run(jobs planned: [PlannedJob], hosts fleetHosts: [HostSpec], history: DurationHistory?) async {
+    func run(jobs planned: [PlannedJob], fleet: Fleet, runID: String, history: DurationHistory?) async {
         for job in planned { jobs[job.planned.jobID] = job }
-        for host in fleetHosts { hosts[host.name] = host }
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
                          expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
                          infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures)
         }
-        scheduler = Scheduler(jobs: schedJobs, hosts: fleetHosts.map { SchedulerHost(name: $0.name, labels: $0.labels, slots: $0.slots) })
+        // Hosts join as they pass their health check and lease their slots; until every host has
+        // been admitted or set aside, nothing is declared unschedulable.
+        scheduler = Scheduler(jobs: schedJobs, hosts: [], options: .init(expectingMoreHosts: true))
         apply(scheduler.start())
+        let leases = HostLeaseManager()
+        await leases.setLostHandler { host, slots in
+            Task { await self.setAside(host, reason: "slot lease \(slots.map(String.init).joined(separator: ",")) was taken over by another run") }
+        }
+        var provisioner: CommandProvisioner?
+        if let spec = fleet.provisioner {
+            provisioner = CommandProvisioner(spec: spec, directory: runDirectory, reservedNames: Set(fleet.hosts.map(\.name)),
+                                             workingDirectory: fleet.sourcePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path })
+        }
+        let timeouts = planned.first?.spec.timeouts ?? .defaults
+        await withTaskGroup(of: Void.self) { group in
+            for host in fleet.hosts {
+                group.addTask { await self.admit(host, runID: runID, leases: leases, timeouts: timeouts) }
+            }
+            if let provisioner, let spec = fleet.provisioner {
+                for index in 1...max(1, spec.count) {
+                    group.addTask {
+                        do {
+                            let host = try await provisioner.create(index: index)
+                            await self.note("provisioned \(host.name) at \(host.address):\(host.port)")
+                            await self.admit(host, runID: runID, leases: leases, timeouts: timeouts)
+                        } catch let error as ProvisionError {
+                            await self.setAside(error.host, reason: error.description)
+                        } catch {
+                            await self.setAside("prov-\(index)", reason: "\(error)")
+                        }
+                    }
+                }
+            }
+        }
+        apply(scheduler.noMoreHosts())
+        await leases.startHeartbeats()
         if !finished {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 if finished { c.resume() } else { waiter = c }
             }
         }
+        // Release in every case (normal end, error, interrupt): leases first, then hosts we created.
+        for (host, problem) in await leases.release().sorted(by: { $0.key < $1.key }) {
+            log.append(.note("releasing the slot lease on \(host) failed: \(problem)"))
+        }
         for (_, shell) in shells { await shell.close() }
         shells = [:]
+        if let provisioner {
+            for problem in await provisioner.releaseAll() { log.append(.note("release failed: \(problem.description)")) }
+        }
     }
+
+    private func note(_ text: String) { log.append(.note(text)) }
+
+    /// Connects, checks health and leases slots; the host joins the scheduler or is set aside with the reason.
+    private func admit(_ host: HostSpec, runID: String, leases: HostLeaseManager, timeouts: PhaseTimeouts) async {
+        let factory = shellFactory
+        let shell: any RemoteShell
+        do {
+            shell = try await withDeadline(timeouts.connect, phase: .connect, host: host.name) { try await factory(host, timeouts) }
+        } catch {
+            setAside(host.name, reason: (error as? RemoteShellError)?.description ?? "\(host.name): \(error)")
+            return
+        }
+        switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases, waitForSlots: Self.leaseWait) {
+        case .admitted(let schedulerHost, let leaseSlots, _, let acquisition):
+            hosts[host.name] = host
+            shells["\(host.name)#0"] = shell
+            for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
+            log.append(.note("\(host.name): admitted with \(leaseSlots.count) slot(s) (leases \(leaseSlots.map(String.init).joined(separator: ",")))"))
+            apply(scheduler.hostJoined(schedulerHost))
+        case .setAside(let reason):
+            await shell.close()
+            setAside(host.name, reason: reason)
+        }
+    }
+
+    /// How long a host whose slots are all leased by other runs is waited for.
+    static let leaseWait: Double = 600
 
     func interrupt() {
         guard !wasInterrupted else { return }
@@ -179,6 +248,8 @@ actor RunCoordinator {
                 let shell = try await self.shell(for: host, slot: slot, ref: ref, timeouts: job.spec.timeouts)
                 let executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
                 outcome = await executor.execute().1
+                // After an infrastructure failure the connection may be broken: reconnect next time.
+                if case .infraFailure = outcome { await self.dropShell(host: hostName, slot: slot, shell: shell) }
             } catch {
                 let message = (error as? RemoteShellError)?.description ?? "\(hostName): \(error)"
                 log.append(.attemptEnded(ref, AttemptEnded(infraError: message)))
@@ -200,9 +271,14 @@ actor RunCoordinator {
         return shell
     }
 
+    private func dropShell(host: String, slot: Int, shell: any RemoteShell) async {
+        shells["\(host)#\(slot)"] = nil
+        await shell.close()
+    }
+
     private func setAside(_ host: String, reason: String) {
         log.append(.hostSetAside(host: host, reason: reason))
-        apply(scheduler.hostLost(host, reason: reason))
+        if hosts[host] != nil { apply(scheduler.hostLost(host, reason: reason)) }
     }
 
     private func attemptFinished(ref: AttemptRef, outcome: Scheduler.AttemptOutcome) {
