@@ -6,6 +6,8 @@
 #
 # DIR gets: client_ed25519(.pub), known_hosts (hashed `[127.0.0.1]:PORT` lines), hN/ with the
 # host key, sshd_config, pid file and log, and fleet.json in xcfleet's fleet format.
+# Each host gets its own HOME (DIR/hN/home, via sshd SetEnv): the machine user's ~/.bashrc, which
+# bash sources for every sshd command, is not run (here it spawns pyenv and costs ~0.2 s per command).
 set -euo pipefail
 
 die() { echo "testhosts: $*" >&2; exit 1; }
@@ -56,7 +58,7 @@ cmd_start() {
     local hosts_json="" i port hdir
     for i in $(seq 1 "$n"); do
         hdir="$dir/h$i"
-        mkdir -p "$hdir"
+        mkdir -p "$hdir/home"
         [ -f "$hdir/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "h$i" -f "$hdir/host_ed25519"
         cp "$dir/client_ed25519.pub" "$hdir/authorized_keys"
         port=$(free_port)
@@ -75,7 +77,7 @@ UsePAM no
 MaxStartups 200
 MaxSessions 100
 LogLevel ERROR
-SetEnv PATH=$path_value
+SetEnv PATH=$path_value HOME=$hdir/home
 Subsystem sftp internal-sftp
 CFG
         "$sshd" -f "$hdir/sshd_config" -E "$hdir/sshd.log" || die "sshd h$i failed to start (see $hdir/sshd.log)"

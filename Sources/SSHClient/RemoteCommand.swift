@@ -6,7 +6,7 @@
 /// its pid; perl makes sure of it (`setpgrp` otherwise), prints `XCFLEET-PGID=<pgid>` as the
 /// first stderr line and execs `sh -c`. That marker line is removed from the output stream. On
 /// cancel or deadline a second channel runs `kill -TERM -<pgid>`, then `kill -KILL` if the group
-/// is still alive after ~2 s. macOS has neither `setsid(1)` nor GNU `timeout`; perl is on both.
+/// still has live members after ~2 s. macOS has neither `setsid(1)` nor GNU `timeout`; perl is on both.
 enum RemoteCommand {
     static let markerPrefix: [UInt8] = Array("XCFLEET-PGID=".utf8)
 
@@ -15,10 +15,14 @@ enum RemoteCommand {
         return "exec perl -e '\(script)' -- /bin/sh -c \(quote(command))"
     }
 
-    /// The kill script for process group `pgid` (TERM, wait up to ~2 s, then KILL).
+    /// The kill script for process group `pgid`: TERM, wait up to ~2 s for every non-zombie
+    /// member to go (`kill -0` alone would count zombies that nobody reaps), then KILL.
+    /// `ps -A -o pgid= -o stat=` and awk behave the same on Linux and macOS.
     static func killScript(pgid: Int32) -> String {
-        let g = "-\(pgid)"
-        return "kill -TERM -- \(g) 2>/dev/null; i=0; while [ $i -lt 10 ] && kill -0 -- \(g) 2>/dev/null; do sleep 0.2; i=$((i+1)); done; kill -KILL -- \(g) 2>/dev/null; exit 0"
+        let g = "\(pgid)"
+        return "kill -TERM -- -\(g) 2>/dev/null; i=0; while [ $i -lt 20 ]; do "
+            + "ps -A -o pgid= -o stat= | awk -v g=\(g) '$1==g && $2 !~ /^Z/ {f=1} END {exit !f}' || exit 0; "
+            + "sleep 0.1; i=$((i+1)); done; kill -KILL -- -\(g) 2>/dev/null; exit 0"
     }
 
     /// POSIX single-quote quoting.
