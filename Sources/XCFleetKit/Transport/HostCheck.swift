@@ -51,7 +51,7 @@ public enum HostChecker {
 
     /// One line per host, e.g. `✓ h1  Linux x86_64 …  Swift version 6.3.1  12.3 GiB free  4 ms`.
     public static func format(_ r: HostCheckResult) -> String {
-        var parts = [r.ok ? "✓" : "✗", r.host]
+        var parts = [(r.ok ? "✓ " : "✗ ") + r.host]
         if let p = r.platform { parts.append(p) }
         if let t = r.toolchainVersion { parts.append(t) }
         if let d = r.freeDiskBytes { parts.append(String(format: "%.1f GiB free", Double(d) / 1_073_741_824)) }
