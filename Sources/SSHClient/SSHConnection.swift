@@ -10,12 +10,17 @@ public final class SSHConnection: Sendable {
     public let target: SSHTarget
     private let thread: SessionThread
     private let session: ThreadConfined<SSHSession?>
+    private let state: ConnectionState
 
-    private init(target: SSHTarget, thread: SessionThread, session: ThreadConfined<SSHSession?>) {
+    private init(target: SSHTarget, thread: SessionThread, session: ThreadConfined<SSHSession?>, state: ConnectionState) {
         self.target = target
         self.thread = thread
         self.session = session
+        self.state = state
     }
+
+    /// False once the transport broke or `close()` was called: the connection will not run commands again.
+    public var isUsable: Bool { state.usable }
 
     deinit {
         let session = self.session
@@ -35,13 +40,16 @@ public final class SSHConnection: Sendable {
         let thread = SessionThread(name: "ssh \(target.host):\(target.port)")
         let box = ThreadConfined<SSHSession?>(nil)
         let flag = CancelFlag()
+        let state = ConnectionState()
         do {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
                     let accepted = thread.submit {
                         do {
-                            box.value = try SSHSession.open(target: target, auth: auth, knownHostsPath: knownHostsFile,
-                                                            policy: hostKeyPolicy, deadlines: deadlines, cancel: flag)
+                            let s = try SSHSession.open(target: target, auth: auth, knownHostsPath: knownHostsFile,
+                                                        policy: hostKeyPolicy, deadlines: deadlines, cancel: flag)
+                            s.onLost = { state.markUnusable() }
+                            box.value = s
                             continuation.resume()
                         } catch {
                             continuation.resume(throwing: error)
@@ -57,7 +65,7 @@ public final class SSHConnection: Sendable {
             thread.stop()
             throw error
         }
-        return SSHConnection(target: target, thread: thread, session: box)
+        return SSHConnection(target: target, thread: thread, session: box, state: state)
     }
 
     /// Runs `command` through the remote user's shell. `output` is called on the connection's
@@ -85,6 +93,7 @@ public final class SSHConnection: Sendable {
 
     /// Says goodbye to the server and frees the session; later calls throw `.closed`.
     public func close() async {
+        state.markUnusable()
         let session = self.session
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let accepted = thread.submit {
@@ -115,5 +124,23 @@ public final class SSHConnection: Sendable {
         } onCancel: {
             flag.cancel()
         }
+    }
+}
+
+/// Whether a connection can still be used; written on the connection thread, read anywhere.
+private final class ConnectionState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isUsable = true
+
+    var usable: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isUsable
+    }
+
+    func markUnusable() {
+        lock.lock()
+        isUsable = false
+        lock.unlock()
     }
 }

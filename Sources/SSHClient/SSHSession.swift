@@ -33,7 +33,11 @@ final class SSHSession {
     private var seenBytes: Int64 = 0
     private var lastReceived = monotonicNow()
     /// Set when the transport broke; later operations fail fast.
-    private(set) var lostReason: String?
+    private(set) var lostReason: String? {
+        didSet { if lostReason != nil { onLost() } }
+    }
+    /// Told (on this thread) when the transport is gone, so the owner can stop reusing it.
+    var onLost: () -> Void = {}
     private static let tick = 0.1
 
     private init(target: SSHTarget, deadlines: SSHDeadlines, fd: Int32, session: OpaquePointer,
@@ -135,7 +139,7 @@ final class SSHSession {
             while true {
                 if cancel.isCancelled {
                     _ = closeFD(fd)
-                    throw SSHError(.connect, host: label, "connect cancelled")
+                    throw SSHError(.cancelled, host: label, "connect cancelled")
                 }
                 let remaining = deadline - monotonicNow()
                 if remaining <= 0 { problems.append("no answer within \(timeout) s"); break }
@@ -294,14 +298,22 @@ final class SSHSession {
     func exec(_ command: String, stdin: SSHInput?, silence: Double?, total: Double?, cancel: CancelFlag,
               output: (SSHStream, [UInt8]) -> Void) throws -> SSHExitResult {
         if let lostReason { return .connectionLost(lostReason) }
+        if cancel.isCancelled { return .cancelled }
         let start = monotonicNow()
-        let channel = try openChannel(cancel: cancel)
+        let channel: OpaquePointer
+        do { channel = try openChannel(cancel: cancel) } catch let error as SSHError where error.kind == .cancelled {
+            return .cancelled
+        }
         var channelFreed = false
         defer { if !channelFreed { freeChannel(channel) } }
         let wrapped = RemoteCommand.wrap(command)
-        try retry(deadline: start + deadlines.operation, cancel: cancel, phase: .channel,
-                  timeoutMessage: "the server did not start the command within \(deadlines.operation) s") {
-            xcf_channel_exec(channel, wrapped)
+        do {
+            try retry(deadline: start + deadlines.operation, cancel: cancel, phase: .channel,
+                      timeoutMessage: "the server did not start the command within \(deadlines.operation) s") {
+                xcf_channel_exec(channel, wrapped)
+            }
+        } catch let error as SSHError where error.kind == .cancelled {
+            return .cancelled
         }
 
         var filter = PgidMarkerFilter()
@@ -559,7 +571,7 @@ final class SSHSession {
     }
 
     private func checkWait(deadline: Double, cancel: CancelFlag?, phase: Phase, timeoutMessage: String) throws {
-        if let cancel, cancel.isCancelled { throw SSHError(.timeout, host: label, "cancelled") }
+        if let cancel, cancel.isCancelled { throw SSHError(.cancelled, host: label, "cancelled") }
         let now = monotonicNow()
         if now >= deadline { throw SSHError(.timeout, host: label, timeoutMessage) }
         if phase == .channel, noteTraffic(now: now) > deadlines.deadPeer {

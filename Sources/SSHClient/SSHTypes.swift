@@ -88,6 +88,8 @@ public struct SSHError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, Equatable {
         case resolve, connect, handshake, hostKeyUnknown, hostKeyChanged, hostKeyFile
         case authentication, rsaUnsupported, keyFile, timeout, connectionLost, channel, input, closed
+        /// The calling task was cancelled while connecting or opening a channel.
+        case cancelled
     }
 
     public var kind: Kind

@@ -44,6 +44,7 @@ public final class SSHShell: RemoteShell {
             return SSHShell(host: host, timeouts: timeouts, target: target, auth: auth, knownHostsFile: knownHosts,
                             deadlines: deadlines, first: first)
         } catch let error as SSHError {
+            if error.kind == .cancelled { throw CancellationError() }
             throw mapError(error, host: host.name)
         }
     }
@@ -72,7 +73,7 @@ public final class SSHShell: RemoteShell {
         case .hostKeyUnknown, .hostKeyChanged, .hostKeyFile: kind = .hostKey
         case .authentication, .rsaUnsupported, .keyFile: kind = .authentication
         case .timeout: kind = .timeout
-        case .channel, .input: kind = .command
+        case .channel, .input, .cancelled: kind = .command
         }
         return RemoteShellError(kind, host: host, error.message)
     }
@@ -133,7 +134,11 @@ public final class SSHShell: RemoteShell {
     public func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
                     output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         let line = try commandLine(command, in: directory)
-        let connection = try await pool.acquire(self)
+        let connection: SSHConnection
+        do { connection = try await pool.acquire(self) } catch {
+            if Task.isCancelled { return .cancelled }
+            throw error
+        }
         defer { pool.release(connection) }
         do {
             let r = try await connection.exec(line, stdin: nil, silence: deadlines.silence, total: deadlines.total) { stream, bytes in
@@ -148,6 +153,7 @@ public final class SSHShell: RemoteShell {
             }
         } catch let error as SSHError {
             if error.kind == .connectionLost || error.kind == .closed { return .connectionLost(error.message) }
+            if error.kind == .cancelled { return .cancelled }
             throw Self.mapError(error, host: host.name)
         }
     }
@@ -214,6 +220,7 @@ public final class SSHShell: RemoteShell {
             if r.result == .cancelled { throw CancellationError() }
             return r
         } catch let error as SSHError {
+            if error.kind == .cancelled { throw CancellationError() }
             throw RemoteShellError(phase, host: host.name, error.message)
         }
     }
@@ -224,6 +231,7 @@ public final class SSHShell: RemoteShell {
                                                    hostKeyPolicy: host.hostKeyPolicy == .acceptNew ? .acceptNew : .strict,
                                                    deadlines: deadlines)
         } catch let error as SSHError {
+            if error.kind == .cancelled { throw CancellationError() }
             throw Self.mapError(error, host: host.name)
         }
     }
@@ -273,10 +281,15 @@ private final class ConnectionPool: @unchecked Sendable {
         return idle.popLast()
     }
 
+    /// Returns `c` for reuse; a broken connection is dropped (the next acquire opens a new one).
     func release(_ c: SSHConnection) {
         lock.lock()
-        idle.append(c)
-        lock.unlock()
+        defer { lock.unlock() }
+        if c.isUsable {
+            idle.append(c)
+        } else {
+            all.removeAll { $0 === c }
+        }
     }
 
     func drain() -> [SSHConnection] {
