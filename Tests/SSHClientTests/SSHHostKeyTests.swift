@@ -115,6 +115,39 @@ final class SSHHostKeyTests: XCTestCase {
         XCTAssertEqual(error2?.kind, .hostKeyUnknown)
     }
 
+    /// A host with both ECDSA and ed25519 keys, known by one of them only: the connection must ask
+    /// for the known type (libssh2 1.10 would otherwise negotiate ECDSA first).
+    func testHostKeyAlgorithmFollowsKnownHostsTypes() async throws {
+        let h = hosts[3]
+        let dir = scratch + "/dual"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try TestHosts.shell(["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-f", dir + "/host_ecdsa"])
+        let port = try freePort()
+        var config = try String(contentsOfFile: h.directory + "/\(h.name)/sshd_config", encoding: .utf8)
+        config = config.split(separator: "\n").filter { !$0.hasPrefix("Port ") && !$0.hasPrefix("PidFile ") }.joined(separator: "\n")
+        config += "\nPort \(port)\nPidFile \(dir)/sshd.pid\nHostKey \(dir)/host_ecdsa\n"
+        try config.write(toFile: dir + "/sshd_config", atomically: true, encoding: .utf8)
+        try TestHosts.shell(["/usr/sbin/sshd", "-f", dir + "/sshd_config", "-E", dir + "/sshd.log"])
+        defer {
+            if let pid = try? String(contentsOfFile: dir + "/sshd.pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) {
+                _ = try? TestHosts.shell(["kill", pid], check: false)
+            }
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        var target = h.target
+        target.port = port
+        for (keyFile, type) in [(h.hostPublicKeyFile, "ssh-ed25519"), (dir + "/host_ecdsa.pub", "ecdsa-sha2-nistp256")] {
+            let key = try String(contentsOfFile: keyFile, encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
+            XCTAssertTrue(key.hasPrefix(type))
+            let known = dir + "/known_\(type)"
+            try "[127.0.0.1]:\(port) \(key)\n".write(toFile: known, atomically: true, encoding: .utf8)
+            let c = try await SSHConnection.connect(to: target, auth: h.auth, knownHostsFile: known)
+            let r = try await c.run("true")
+            XCTAssertEqual(r.result, .exited(0), type)
+            await c.close()
+        }
+    }
+
     func testAcceptNewAppendsHashedLineThenStrictPasses() async throws {
         let h = hosts[2]
         let known = scratch + "/sub/known_hosts"
