@@ -109,7 +109,7 @@ public final class SSHShell: RemoteShell {
         let dir = ShellQuote.quote(directory)
         // Warm: the host already has this exact tree; copy it (one round trip, nothing sent).
         let warm = try await runSmall(
-            "if [ -d \(cache) ]; then cp -R \(cache)/. \(dir)/ && echo XCFLEET-WARM; else echo XCFLEET-COLD; fi",
+            Self.copyFunction + "if [ -d \(cache) ]; then xcf_cp \(cache)/. \(dir)/ && echo XCFLEET-WARM; else echo XCFLEET-COLD; fi",
             phase: .push, total: timeouts.push)
         let warmOut = String(decoding: warm.stdout, as: UTF8.self)
         if warm.result == .exited(0) && warmOut.contains("XCFLEET-WARM") { return .unchanged }
@@ -120,8 +120,8 @@ public final class SSHShell: RemoteShell {
             throw RemoteShellError(.push, host: host.name, "\(error)")
         }
         let tmp = ShellQuote.quote("\(cacheRoot)/.tmp-\(hash)-") + "$$"
-        let command = "mkdir -p \(dir) && tar -x -f - -C \(dir) && "
-            + "{ mkdir -p \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) && cp -R \(dir) \(tmp) && "
+        let command = Self.copyFunction + "mkdir -p \(dir) && tar -x -f - -C \(dir) && "
+            + "{ mkdir -p \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) && xcf_cp \(dir) \(tmp) && "
             + "{ [ -d \(cache) ] || mv \(tmp) \(cache); }; rm -rf \(tmp); true; }"
         let r = try await runSmall(command, stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
         guard r.result == .exited(0) else {
@@ -130,6 +130,9 @@ public final class SSHShell: RemoteShell {
         }
         return .pushed(bytes: source.bytesSent)
     }
+
+    /// `cp -R`, as APFS clones on macOS (`cp -c`: no data copied), plain copies elsewhere.
+    static let copyFunction = #"xcf_cp() { if [ "$(uname)" = Darwin ]; then cp -Rc "$@" 2>/dev/null && return 0; fi; cp -R "$@"; }; "#
 
     public func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
                     output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
