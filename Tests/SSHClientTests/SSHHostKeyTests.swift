@@ -202,6 +202,33 @@ final class SSHHostKeyTests: XCTestCase {
         XCTAssertTrue(error?.message.contains("ed25519") ?? false, error?.message ?? "")
     }
 
+    func testAgentAuthenticationAndAgentWithOnlyRSAKeys() async throws {
+        let h = hosts[2]
+        let socket = scratch + "/agent.sock"
+        // Foreground agent (-D): a daemonizing one confuses Foundation's Process.waitUntilExit.
+        let agent = try TestHosts.launchBackground(["ssh-agent", "-D", "-a", socket])
+        defer { agent.terminate() }
+        let until = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < until { try await Task.sleep(nanoseconds: 50_000_000) }
+        // Empty agent: a clear message.
+        let empty = await connectExpectingError(h, knownHosts: h.knownHostsFile, auth: .agent(socketPath: socket))
+        XCTAssertEqual(empty?.kind, .authentication)
+        XCTAssertTrue(empty?.message.contains("no keys") ?? false, empty?.message ?? "")
+        // Only an RSA key (authorized on the host): libssh2 1.10 cannot use it.
+        try TestHosts.shell(["ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", scratch + "/agent_rsa"])
+        let authorized = h.directory + "/\(h.name)/authorized_keys"
+        let original = try String(contentsOfFile: authorized, encoding: .utf8)
+        try (original + (try String(contentsOfFile: scratch + "/agent_rsa.pub", encoding: .utf8))).write(toFile: authorized, atomically: true, encoding: .utf8)
+        defer { try? original.write(toFile: authorized, atomically: true, encoding: .utf8) }
+        try TestHosts.shell(["env", "SSH_AUTH_SOCK=\(socket)", "ssh-add", "-q", scratch + "/agent_rsa"])
+        let rsaOnly = await connectExpectingError(h, knownHosts: h.knownHostsFile, auth: .agent(socketPath: socket))
+        XCTAssertEqual(rsaOnly?.kind, .rsaUnsupported, rsaOnly?.message ?? "")
+        // Add the ed25519 client key: now it works.
+        try TestHosts.shell(["env", "SSH_AUTH_SOCK=\(socket)", "ssh-add", "-q", h.identityFile])
+        let ok = await connectExpectingError(h, knownHosts: h.knownHostsFile, auth: .agent(socketPath: socket))
+        XCTAssertNil(ok, ok?.message ?? "")
+    }
+
     func testClosedPortFailsFastWithConnectError() async throws {
         let port = try freePort()
         let start = Date()

@@ -86,6 +86,18 @@ enum TestHosts {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
+    /// Starts a long-running foreground process (e.g. `ssh-agent -D`) without pipes; the caller terminates it.
+    static func launchBackground(_ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = args
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
     /// Runs a local command to completion (test setup only, never on the concurrency pool).
     @discardableResult
     static func shell(_ args: [String], check: Bool = true) throws -> String {
