@@ -207,7 +207,7 @@ final class SSHHostKeyTests: XCTestCase {
         let socket = scratch + "/agent.sock"
         // Foreground agent (-D): a daemonizing one confuses Foundation's Process.waitUntilExit.
         let agent = try TestHosts.launchBackground(["ssh-agent", "-D", "-a", socket])
-        defer { agent.terminate() }
+        defer { kill(agent.processIdentifier, SIGKILL) }
         let until = Date().addingTimeInterval(5)
         while !FileManager.default.fileExists(atPath: socket) && Date() < until { try await Task.sleep(nanoseconds: 50_000_000) }
         // Empty agent: a clear message.
