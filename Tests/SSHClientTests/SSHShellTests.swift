@@ -86,6 +86,28 @@ final class SSHShellTests: XCTestCase {
         await shell.close()
     }
 
+    func testConcurrentColdPushesOfTheSameTreeLeaveOneCleanCache() async throws {
+        var spec = hosts[3].spec
+        spec.workRoot = NSTemporaryDirectory() + "xcfleet-shell-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: spec.workRoot) }
+        let shell = try await SSHShell.connect(spec, timeouts: PhaseTimeouts())
+        let ws = sample()
+        let d1 = try await shell.makeJobDirectory(jobID: "a")
+        let d2 = try await shell.makeJobDirectory(jobID: "b")
+        async let o1 = shell.push(ws, to: d1)
+        async let o2 = shell.push(ws, to: d2)
+        let outcomes = try await [o1, o2]
+        XCTAssertTrue(outcomes.contains { if case .pushed = $0 { return true } else { return false } }, "\(outcomes)")
+        let cache = spec.workRoot + "/.cache/" + ws.contentHash
+        let top = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
+        XCTAssertEqual(top, ["Package.swift", "Sources", "Tests", "bin", String(repeating: "n", count: 120)].sorted(), "no stray temp copy inside the cache")
+        let d3 = try await shell.makeJobDirectory(jobID: "c")
+        let warm = try await shell.push(ws, to: d3)
+        XCTAssertEqual(warm, .unchanged)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: d3).sorted(), top)
+        await shell.close()
+    }
+
     func testUnsafeWorkspacePathIsRejectedBeforeSending() async throws {
         var spec = hosts[1].spec
         spec.workRoot = NSTemporaryDirectory() + "xcfleet-shell-\(UUID().uuidString)"

@@ -120,9 +120,12 @@ public final class SSHShell: RemoteShell {
             throw RemoteShellError(.push, host: host.name, "\(error)")
         }
         let tmp = ShellQuote.quote("\(cacheRoot)/.tmp-\(hash)-") + "$$"
+        // Two jobs may push the same tree at once: `mkdir` of the claim is atomic, so exactly one
+        // renames its copy into place (a second `mv` would land *inside* the cache directory).
+        let claim = ShellQuote.quote("\(cacheRoot)/.claim-\(hash)")
         let command = Self.copyFunction + "mkdir -p \(dir) && tar -x -f - -C \(dir) && "
             + "{ mkdir -p \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) && xcf_cp \(dir) \(tmp) && "
-            + "{ [ -d \(cache) ] || mv \(tmp) \(cache); }; rm -rf \(tmp); true; }"
+            + "mkdir \(claim) 2>/dev/null && mv \(tmp) \(cache); rm -rf \(tmp); true; }"
         let r = try await runSmall(command, stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
         guard r.result == .exited(0) else {
             throw RemoteShellError(.push, host: host.name,
