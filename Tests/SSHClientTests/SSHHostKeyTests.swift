@@ -285,9 +285,11 @@ final class SSHHostKeyTests: XCTestCase {
     }
 }
 
+/// A TCP port on 127.0.0.1 that nothing listens on right now (bound to 0, read back, closed).
 func freePort() throws -> Int {
-    let out = try TestHosts.shell(["python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"])
-    return Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1
+    let listener = try SilentListener()
+    listener.stop()
+    return listener.port
 }
 
 /// Accepts TCP connections on 127.0.0.1 and never says a word (for handshake deadlines).

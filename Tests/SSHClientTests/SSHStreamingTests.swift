@@ -170,6 +170,28 @@ final class SSHStreamingTests: XCTestCase {
         try TestHosts.shell(["pkill", "-f", "sleep 337"], check: false)
     }
 
+    func testKilledServerIsConnectionLostNeverAFakeExitStatus() async throws {
+        let h = hosts[2]
+        let conn = try await h.connect()
+        let listenerPid = try String(contentsOfFile: h.directory + "/\(h.name)/sshd.pid", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let out = OutputCollector()
+        let task = Task { try await conn.exec("echo up; sleep 357") { out.append($0, $1) } }
+        let until = Date().addingTimeInterval(10)
+        while out.stdoutText.isEmpty && Date() < until { try await Task.sleep(nanoseconds: 50_000_000) }
+        // Kill this host's per-connection sshd processes: the TCP connection breaks mid-command.
+        let children = try TestHosts.shell(["pgrep", "-P", listenerPid]).split(separator: "\n").map(String.init)
+        XCTAssertFalse(children.isEmpty)
+        try TestHosts.shell(["kill", "-KILL"] + children)
+        let result = try await task.value
+        guard case .connectionLost = result else { return XCTFail("expected connectionLost, got \(result)") }
+        XCTAssertFalse(conn.isUsable)
+        let after = try await conn.exec("true") { _, _ in }
+        guard case .connectionLost = after else { return XCTFail("a lost connection must not run commands: \(after)") }
+        await conn.close()
+        try TestHosts.shell(["pkill", "-f", "sleep 357"], check: false)
+    }
+
     func testSixteenConcurrentConnectionsFinishInAboutTheTimeOfOne() async throws {
         let hosts = self.hosts
         func one(_ h: TestHosts.Host) async throws -> SSHExitResult {
