@@ -22,6 +22,8 @@ public struct SHA256: Sendable {
     public init() {}
 
     public mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        // Fast path for contiguous input ([UInt8], Data): whole blocks straight from memory.
+        if bytes.withContiguousStorageIfAvailable({ updateContiguous($0) }) != nil { return }
         for b in bytes {
             buffer.append(b)
             length &+= 1
@@ -30,6 +32,26 @@ public struct SHA256: Sendable {
                 buffer.removeAll(keepingCapacity: true)
             }
         }
+    }
+
+    private mutating func updateContiguous(_ p: UnsafeBufferPointer<UInt8>) {
+        guard let base = p.baseAddress, !p.isEmpty else { return }
+        length &+= UInt64(p.count)
+        var i = 0
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, p.count)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: base, count: take))
+            i = take
+            if buffer.count == 64 {
+                compress(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        while p.count - i >= 64 {
+            compressBlock(base + i)
+            i += 64
+        }
+        if i < p.count { buffer.append(contentsOf: UnsafeBufferPointer(start: base + i, count: p.count - i)) }
     }
 
     public mutating func finalize() -> [UInt8] {
@@ -58,26 +80,36 @@ public struct SHA256: Sendable {
     }
 
     private mutating func compress(_ block: [UInt8]) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(block[i * 4]) << 24 | UInt32(block[i * 4 + 1]) << 16 | UInt32(block[i * 4 + 2]) << 8 | UInt32(block[i * 4 + 3])
+        block.withUnsafeBufferPointer { p in
+            if let base = p.baseAddress, p.count >= 64 { compressBlock(base) }
         }
-        for i in 16..<64 {
-            let s0 = w[i - 15].rotr(7) ^ w[i - 15].rotr(18) ^ (w[i - 15] >> 3)
-            let s1 = w[i - 2].rotr(17) ^ w[i - 2].rotr(19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
+    }
+
+    /// One 64-byte block at `block`; no heap allocation.
+    private mutating func compressBlock(_ block: UnsafePointer<UInt8>) {
         var a = state[0], b = state[1], c = state[2], d = state[3]
         var e = state[4], f = state[5], g = state[6], h = state[7]
-        for i in 0..<64 {
-            let s1 = e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ SHA256.k[i] &+ w[i]
-            let s0 = a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            h = g; g = f; f = e; e = d &+ t1
-            d = c; c = b; b = a; a = t1 &+ t2
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for i in 0..<16 {
+                w[i] = UInt32(block[i * 4]) << 24 | UInt32(block[i * 4 + 1]) << 16 | UInt32(block[i * 4 + 2]) << 8 | UInt32(block[i * 4 + 3])
+            }
+            for i in 16..<64 {
+                let s0 = w[i - 15].rotr(7) ^ w[i - 15].rotr(18) ^ (w[i - 15] >> 3)
+                let s1 = w[i - 2].rotr(17) ^ w[i - 2].rotr(19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            SHA256.k.withUnsafeBufferPointer { k in
+                for i in 0..<64 {
+                    let s1 = e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)
+                    let ch = (e & f) ^ (~e & g)
+                    let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
+                    let s0 = a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)
+                    let maj = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ maj
+                    h = g; g = f; f = e; e = d &+ t1
+                    d = c; c = b; b = a; a = t1 &+ t2
+                }
+            }
         }
         state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
         state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h

@@ -1,0 +1,154 @@
+import Foundation
+
+/// An OpenSSH known_hosts file, parsed: plain and hashed (`|1|salt|hash`) names, patterns with
+/// `*`/`?`/`!`, `@revoked` markers (`@cert-authority` lines are ignored: no certificates here).
+///
+/// Lookup follows OpenSSH, not libssh2: the caller passes the exact name (`host` on port 22,
+/// `[host]:port` otherwise) and only that name matches — libssh2's `knownhost_checkp` would also
+/// accept a bare `host` line for another port.
+struct KnownHosts {
+    struct Entry: Equatable {
+        var revoked: Bool
+        var hostField: String
+        var keyType: String
+        var keyBlob: [UInt8]
+        /// 1-based line number in the file.
+        var line: Int
+    }
+
+    enum Verdict: Equatable {
+        case match
+        /// No line for this name.
+        case unknown
+        /// Lines exist for this name, none with the server's key.
+        case changed(known: [Entry])
+        /// The server's key is marked `@revoked`.
+        case revoked
+    }
+
+    private(set) var entries: [Entry] = []
+
+    init(text: String) {
+        var lineNumber = 0
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            var fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            var revoked = false
+            if let first = fields.first, first.hasPrefix("@") {
+                if first == "@revoked" { revoked = true } else { continue }
+                fields.removeFirst()
+            }
+            guard fields.count >= 3, let blob = Data(base64Encoded: fields[2]) else { continue }
+            entries.append(Entry(revoked: revoked, hostField: fields[0], keyType: fields[1],
+                                 keyBlob: [UInt8](blob), line: lineNumber))
+        }
+    }
+
+    /// Reads `path`; a missing file is an empty list.
+    static func load(path: String) throws -> KnownHosts {
+        guard FileManager.default.fileExists(atPath: path) else { return KnownHosts(text: "") }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return KnownHosts(text: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Non-revoked lines whose host field matches `name` exactly (or by pattern).
+    func entries(for name: String) -> [Entry] {
+        entries.filter { !$0.revoked && Self.hostField($0.hostField, matches: name) }
+    }
+
+    /// Key types known for `name`, in file order, without duplicates (for the host-key method preference).
+    func keyTypes(for name: String) -> [String] {
+        var seen: [String] = []
+        for e in entries(for: name) where !seen.contains(e.keyType) { seen.append(e.keyType) }
+        return seen
+    }
+
+    func verify(name: String, keyBlob: [UInt8]) -> Verdict {
+        if entries.contains(where: { $0.revoked && $0.keyBlob == keyBlob }) { return .revoked }
+        let known = entries(for: name)
+        if known.isEmpty { return .unknown }
+        if known.contains(where: { $0.keyBlob == keyBlob }) { return .match }
+        return .changed(known: known)
+    }
+
+    /// `SHA256:` + unpadded base64 of the SHA-256 of the key blob, as `ssh-keygen -l` prints it.
+    static func fingerprint(_ keyBlob: [UInt8]) -> String {
+        let b64 = Data(Digest.sha256(keyBlob)).base64EncodedString()
+        return "SHA256:" + b64.replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The plain line OpenSSH would accept for `name` (shown to users to add by hand).
+    static func plainLine(name: String, keyType: String, keyBlob: [UInt8]) -> String {
+        "\(name) \(keyType) \(Data(keyBlob).base64EncodedString())"
+    }
+
+    /// A hashed line `|1|base64(salt)|base64(HMAC-SHA1(salt, name)) type key`, as `ssh-keygen -H` writes.
+    static func hashedLine(name: String, keyType: String, keyBlob: [UInt8], salt: [UInt8]) -> String {
+        let mac = Digest.hmacSHA1(key: salt, message: Array(name.utf8))
+        return "|1|\(Data(salt).base64EncodedString())|\(Data(mac).base64EncodedString()) \(keyType) \(Data(keyBlob).base64EncodedString())"
+    }
+
+    /// Appends `line` to the file at `path`, creating it (0600) and its directory if needed.
+    static func append(line: String, to path: String) throws {
+        let fm = FileManager.default
+        let dir = (path as NSString).deletingLastPathComponent
+        if !dir.isEmpty { try fm.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+        if !fm.fileExists(atPath: path) {
+            guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission)
+            }
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let end = try handle.seekToEnd()
+        var text = line + "\n"
+        if end > 0 {
+            try handle.seek(toOffset: end - 1)
+            if let last = try handle.read(upToCount: 1), last != Data([0x0A]) { text = "\n" + text }
+            _ = try handle.seekToEnd()
+        }
+        try handle.write(contentsOf: Data(text.utf8))
+    }
+
+    // MARK: - Matching
+
+    static func hostField(_ field: String, matches name: String) -> Bool {
+        if field.hasPrefix("|1|") {
+            let parts = field.split(separator: "|", omittingEmptySubsequences: false)
+            // "", "1", salt, hash
+            guard parts.count == 4, let salt = Data(base64Encoded: String(parts[2])),
+                  let hash = Data(base64Encoded: String(parts[3])) else { return false }
+            return Digest.hmacSHA1(key: [UInt8](salt), message: Array(name.utf8)) == [UInt8](hash)
+        }
+        var matched = false
+        let lowered = name.lowercased()
+        for pattern in field.split(separator: ",") {
+            if pattern.hasPrefix("!") {
+                if glob(Array(pattern.dropFirst().lowercased()), Array(lowered)) { return false }
+            } else if glob(Array(pattern.lowercased()), Array(lowered)) {
+                matched = true
+            }
+        }
+        return matched
+    }
+
+    /// `*` and `?` wildcards, iterative with one backtrack point (linear-ish, no recursion).
+    static func glob(_ p: [Character], _ s: [Character]) -> Bool {
+        var pi = 0, si = 0, star = -1, mark = 0
+        while si < s.count {
+            if pi < p.count && (p[pi] == "?" || p[pi] == s[si]) {
+                pi += 1; si += 1
+            } else if pi < p.count && p[pi] == "*" {
+                star = pi; mark = si; pi += 1
+            } else if star >= 0 {
+                pi = star + 1; mark += 1; si = mark
+            } else {
+                return false
+            }
+        }
+        while pi < p.count && p[pi] == "*" { pi += 1 }
+        return pi == p.count
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import SSHClient
+
+/// A `RemoteShell` over SSH (libssh2, via `SSHClient`).
+///
+/// Holds a small pool of connections to one host: a command occupies one connection (libssh2
+/// channels run one at a time per connection here), so a host with 2 slots running 2 jobs gets a
+/// second connection on demand. Every path and argument is shell-quoted; environment values
+/// (secrets included) travel only inside the command sent to the host and are never logged.
+public final class SSHShell: RemoteShell {
+    public let host: HostSpec
+    private let timeouts: PhaseTimeouts
+    private let target: SSHTarget
+    private let auth: SSHAuthMethod
+    private let knownHostsFile: String
+    private let deadlines: SSHDeadlines
+    private let pool: ConnectionPool
+
+    private init(host: HostSpec, timeouts: PhaseTimeouts, target: SSHTarget, auth: SSHAuthMethod,
+                 knownHostsFile: String, deadlines: SSHDeadlines, first: SSHConnection) {
+        self.host = host
+        self.timeouts = timeouts
+        self.target = target
+        self.auth = auth
+        self.knownHostsFile = knownHostsFile
+        self.deadlines = deadlines
+        self.pool = ConnectionPool(first)
+    }
+
+    /// Connects to `host` (host key verified per its policy before authenticating). The key's
+    /// passphrase is read from `environment[host.passphraseEnv]`; the agent from `SSH_AUTH_SOCK`.
+    /// Throws `RemoteShellError` (`.connect`, `.hostKey`, `.authentication`, `.timeout`).
+    public static func connect(_ host: HostSpec, timeouts: PhaseTimeouts,
+                               environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> SSHShell {
+        let target = SSHTarget(host: host.address, port: host.port, user: host.user)
+        let auth = try authMethod(for: host, environment: environment)
+        let knownHosts = host.knownHostsFile ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.ssh/known_hosts")
+        let deadlines = SSHDeadlines(connect: timeouts.connect, handshake: timeouts.connect, authentication: timeouts.connect,
+                                     operation: max(10, timeouts.cleanup), keepaliveInterval: 5, deadPeer: 30)
+        let policy: SSHHostKeyPolicy = host.hostKeyPolicy == .acceptNew ? .acceptNew : .strict
+        do {
+            let first = try await SSHConnection.connect(to: target, auth: auth, knownHostsFile: knownHosts,
+                                                        hostKeyPolicy: policy, deadlines: deadlines)
+            return SSHShell(host: host, timeouts: timeouts, target: target, auth: auth, knownHostsFile: knownHosts,
+                            deadlines: deadlines, first: first)
+        } catch let error as SSHError {
+            if error.kind == .cancelled { throw CancellationError() }
+            throw mapError(error, host: host.name)
+        }
+    }
+
+    static func authMethod(for host: HostSpec, environment: [String: String]) throws -> SSHAuthMethod {
+        if let identity = host.identityFile {
+            var passphrase: String?
+            if let name = host.passphraseEnv {
+                guard let value = environment[name] else {
+                    throw RemoteShellError(.authentication, host: host.name,
+                                           "the key passphrase variable \(name) (passphraseEnv) is not set in the environment")
+                }
+                passphrase = value
+            }
+            return .keyFile(path: identity, passphrase: passphrase)
+        }
+        if host.useAgent { return .agent(socketPath: environment["SSH_AUTH_SOCK"]) }
+        throw RemoteShellError(.authentication, host: host.name,
+                               "no identityFile and useAgent is false: name an ed25519 key file or set \"useAgent\": true")
+    }
+
+    static func mapError(_ error: SSHError, host: String) -> RemoteShellError {
+        let kind: RemoteShellError.Kind
+        switch error.kind {
+        case .resolve, .connect, .handshake, .connectionLost, .closed: kind = .connect
+        case .hostKeyUnknown, .hostKeyChanged, .hostKeyFile: kind = .hostKey
+        case .authentication, .rsaUnsupported, .keyFile: kind = .authentication
+        case .timeout: kind = .timeout
+        case .channel, .input, .cancelled: kind = .command
+        }
+        return RemoteShellError(kind, host: host, error.message)
+    }
+
+    // MARK: - RemoteShell
+
+    public func makeJobDirectory(jobID: String) async throws -> String {
+        let safeID = String(jobID.unicodeScalars.map { c -> Character in
+            let ok = ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || "._-".unicodeScalars.contains(c)
+            return ok ? Character(c) : "_"
+        }.prefix(64))
+        let root = ShellQuote.quote(host.workRoot)
+        let template = ShellQuote.quote("\(host.workRoot)/\(safeID.isEmpty ? "job" : safeID).XXXXXXXX")
+        let r = try await runSmall("mkdir -p \(root) && mktemp -d \(template)", phase: .command, total: timeouts.cleanup)
+        let path = String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard r.result == .exited(0), path.hasPrefix(host.workRoot + "/"), !path.contains("\n") else {
+            throw RemoteShellError(.command, host: host.name,
+                                   "cannot create a job directory under \(host.workRoot): \(Self.describe(r.result)) \(Self.tail(r.stderr)); check workRoot and free disk")
+        }
+        return path
+    }
+
+    public func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome {
+        // Reject unsafe entries before anything is sent.
+        for f in workspace.files {
+            if let problem = Workspace.pathProblem(f.path) {
+                throw RemoteShellError(.push, host: host.name, WorkspaceError.unsafePath(f.path, problem).description)
+            }
+        }
+        let hash = workspace.contentHash
+        let cacheRoot = host.workRoot + "/.cache"
+        let cache = ShellQuote.quote("\(cacheRoot)/\(hash)")
+        let dir = ShellQuote.quote(directory)
+        // Warm: the host already has this exact tree; copy it (one round trip, nothing sent).
+        let warm = try await runSmall(
+            Self.copyFunction + "if [ -d \(cache) ]; then xcf_cp \(cache)/. \(dir)/ && echo XCFLEET-WARM; else echo XCFLEET-COLD; fi",
+            phase: .push, total: timeouts.push)
+        let warmOut = String(decoding: warm.stdout, as: UTF8.self)
+        if warm.result == .exited(0) && warmOut.contains("XCFLEET-WARM") { return .unchanged }
+
+        // Cold: one tar stream into `tar -x`, then keep a copy as the cache for next time.
+        let source: TarSource
+        do { source = TarSource(try TarWriter(workspace: workspace)) } catch {
+            throw RemoteShellError(.push, host: host.name, "\(error)")
+        }
+        let tmp = ShellQuote.quote("\(cacheRoot)/.tmp-\(hash)-") + "$$"
+        // Two jobs may push the same tree at once: `mkdir` of the claim is atomic, so exactly one
+        // renames its copy into place (a second `mv` would land *inside* the cache directory).
+        let claim = ShellQuote.quote("\(cacheRoot)/.claim-\(hash)")
+        let command = Self.copyFunction + "mkdir -p \(dir) && tar -x -f - -C \(dir) && "
+            + "{ mkdir -p \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) && xcf_cp \(dir) \(tmp) && "
+            + "mkdir \(claim) 2>/dev/null && mv \(tmp) \(cache); rm -rf \(tmp); true; }"
+        let r = try await runSmall(command, stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
+        guard r.result == .exited(0) else {
+            throw RemoteShellError(.push, host: host.name,
+                                   "tar -x on the host failed (\(Self.describe(r.result))): \(Self.tail(r.stderr)); check that tar exists and \(directory) is writable")
+        }
+        return .pushed(bytes: source.bytesSent)
+    }
+
+    /// `cp -R`, as APFS clones on macOS (`cp -c`: no data copied), plain copies elsewhere.
+    static let copyFunction = #"xcf_cp() { if [ "$(uname)" = Darwin ]; then cp -Rc "$@" 2>/dev/null && return 0; fi; cp -R "$@"; }; "#
+
+    public func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
+                    output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+        let line = try commandLine(command, in: directory)
+        let connection: SSHConnection
+        do { connection = try await pool.acquire(self) } catch {
+            if Task.isCancelled { return .cancelled }
+            throw error
+        }
+        defer { pool.release(connection) }
+        do {
+            let r = try await connection.exec(line, stdin: nil, silence: deadlines.silence, total: deadlines.total) { stream, bytes in
+                output(OutputChunk(stream: stream == .stdout ? .stdout : .stderr, bytes: bytes))
+            }
+            switch r {
+            case .exited(let s): return .exited(s)
+            case .signaled(let s): return .signaled(s)
+            case .timedOut(let which): return .timedOut(which)
+            case .connectionLost(let why): return .connectionLost(why)
+            case .cancelled: return .cancelled
+            }
+        } catch let error as SSHError {
+            if error.kind == .connectionLost || error.kind == .closed { return .connectionLost(error.message) }
+            if error.kind == .cancelled { return .cancelled }
+            throw Self.mapError(error, host: host.name)
+        }
+    }
+
+    /// The command line sent to the host: toolchain on PATH, environment exported, `cd`, `exec`.
+    func commandLine(_ command: ShellCommand, in directory: String) throws -> String {
+        guard !command.arguments.isEmpty else { throw RemoteShellError(.command, host: host.name, "empty command") }
+        var parts: [String] = []
+        if let swift = host.toolchain.swiftPath, swift.contains("/") {
+            let dir = (swift as NSString).deletingLastPathComponent
+            parts.append("PATH=\(ShellQuote.quote(dir)):\"$PATH\"; export PATH")
+        }
+        if let developerDir = host.toolchain.developerDir {
+            parts.append("DEVELOPER_DIR=\(ShellQuote.quote(developerDir)); export DEVELOPER_DIR")
+        }
+        var env: [String: String] = [:]
+        for (k, v) in host.environment { env[k] = v.value }
+        for (k, v) in command.environment { env[k] = v }
+        for k in env.keys.sorted() {
+            guard ShellQuote.isValidName(k), let v = env[k] else {
+                throw RemoteShellError(.command, host: host.name, "invalid environment variable name \(k.debugDescription)")
+            }
+            parts.append("\(k)=\(ShellQuote.quote(v)); export \(k)")
+        }
+        parts.append("cd \(ShellQuote.quote(directory)) && exec \(ShellQuote.join(command.arguments))")
+        return parts.joined(separator: "; ")
+    }
+
+    public func fetch(_ path: String, in directory: String) async throws -> Data {
+        let full = path.hasPrefix("/") ? path : directory + "/" + path
+        let r = try await runSmall("cat -- \(ShellQuote.quote(full))", phase: .fetch, total: timeouts.push)
+        guard r.result == .exited(0) else {
+            throw RemoteShellError(.fetch, host: host.name, "cannot read \(full): \(Self.tail(r.stderr))")
+        }
+        return Data(r.stdout)
+    }
+
+    public func removeJobDirectory(_ directory: String) async throws {
+        let root = host.workRoot.hasSuffix("/") ? String(host.workRoot.dropLast()) : host.workRoot
+        guard directory.hasPrefix(root + "/"), Workspace.pathProblem(String(directory.dropFirst(root.count + 1))) == nil else {
+            throw RemoteShellError(.cleanup, host: host.name, "refusing to remove \(directory): not a job directory under \(root)")
+        }
+        let r = try await runSmall("rm -rf -- \(ShellQuote.quote(directory))", phase: .cleanup, total: timeouts.cleanup)
+        guard r.result == .exited(0) else {
+            throw RemoteShellError(.cleanup, host: host.name, "cannot remove \(directory): \(Self.tail(r.stderr))")
+        }
+    }
+
+    public func close() async {
+        for c in pool.drain() { await c.close() }
+    }
+
+    // MARK: - Helpers
+
+    /// Runs a bookkeeping command and collects its output; infrastructure errors throw `phase`.
+    func runSmall(_ command: String, stdin: SSHInput? = nil, phase: RemoteShellError.Kind,
+                  total: Double) async throws -> (result: SSHExitResult, stdout: [UInt8], stderr: [UInt8]) {
+        let connection = try await pool.acquire(self)
+        defer { pool.release(connection) }
+        do {
+            let r = try await connection.run(command, stdin: stdin, total: total)
+            if case .connectionLost(let why) = r.result { throw RemoteShellError(phase, host: host.name, "connection lost: \(why)") }
+            if case .timedOut = r.result { throw RemoteShellError(.timeout, host: host.name, "\(phase.rawValue) did not finish within \(total) s") }
+            if r.result == .cancelled { throw CancellationError() }
+            return r
+        } catch let error as SSHError {
+            if error.kind == .cancelled { throw CancellationError() }
+            throw RemoteShellError(phase, host: host.name, error.message)
+        }
+    }
+
+    fileprivate func openConnection() async throws -> SSHConnection {
+        do {
+            return try await SSHConnection.connect(to: target, auth: auth, knownHostsFile: knownHostsFile,
+                                                   hostKeyPolicy: host.hostKeyPolicy == .acceptNew ? .acceptNew : .strict,
+                                                   deadlines: deadlines)
+        } catch let error as SSHError {
+            if error.kind == .cancelled { throw CancellationError() }
+            throw Self.mapError(error, host: host.name)
+        }
+    }
+
+    static func describe(_ r: SSHExitResult) -> String {
+        switch r {
+        case .exited(let s): return "exit status \(s)"
+        case .signaled(let s): return "signal \(s)"
+        case .connectionLost(let w): return "connection lost: \(w)"
+        case .timedOut(let w): return "timed out (\(w))"
+        case .cancelled: return "cancelled"
+        }
+    }
+
+    static func tail(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.suffix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Idle and busy connections of one `SSHShell`.
+private final class ConnectionPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [SSHConnection]
+    private var all: [SSHConnection]
+
+    init(_ first: SSHConnection) {
+        idle = [first]
+        all = [first]
+    }
+
+    func acquire(_ shell: SSHShell) async throws -> SSHConnection {
+        if let c = takeIdle() { return c }
+        let c = try await shell.openConnection()
+        add(c)
+        return c
+    }
+
+    private func add(_ c: SSHConnection) {
+        lock.lock()
+        all.append(c)
+        lock.unlock()
+    }
+
+    private func takeIdle() -> SSHConnection? {
+        lock.lock()
+        defer { lock.unlock() }
+        return idle.popLast()
+    }
+
+    /// Returns `c` for reuse; a broken connection is dropped (the next acquire opens a new one).
+    func release(_ c: SSHConnection) {
+        lock.lock()
+        defer { lock.unlock() }
+        if c.isUsable {
+            idle.append(c)
+        } else {
+            all.removeAll { $0 === c }
+        }
+    }
+
+    func drain() -> [SSHConnection] {
+        lock.lock()
+        defer { lock.unlock() }
+        let everything = all
+        all = []
+        idle = []
+        return everything
+    }
+}
+
+/// The tar stream for one push, pulled chunk by chunk on the connection's thread only.
+private final class TarSource: @unchecked Sendable {
+    private var writer: TarWriter
+    private(set) var bytesSent = 0
+
+    init(_ writer: TarWriter) { self.writer = writer }
+
+    func next() -> [UInt8]? {
+        let chunk = writer.next()
+        bytesSent += chunk?.count ?? 0
+        return chunk
+    }
+}
