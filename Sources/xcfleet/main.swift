@@ -193,7 +193,7 @@ func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: [], command: "hosts check")
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
-    for r in results { print(HostChecker.line(r)) }
+    for r in results { print(HostChecker.format(r)) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 
