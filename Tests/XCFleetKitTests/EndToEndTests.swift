@@ -260,3 +260,30 @@ extension EndToEndTests {
         XCTAssertLessThanOrEqual(intervals[0].1, intervals[1].0 + 0.05, "attempts overlapped: \(intervals)")
     }
 }
+
+extension EndToEndTests {
+    /// A test process killed by the host (SIGKILL: OOM killer, reboot) is an infrastructure failure,
+    /// retried, and never a test verdict. The toolchain here is a stand-in script so the kill is certain.
+    func testTestProcessKilledByTheHostIsAnInfrastructureFailure() throws {
+        let dir = try TestPaths.temporaryDirectory("sigkill")
+        let swift = dir.appendingPathComponent("swift")
+        try Data("""
+        #!/bin/sh
+        case "$1" in
+          --version) echo "Swift version 6.3.1 (stand-in)";;
+          build) exit 0;;
+          test) echo "Test Suite 'All tests' started"; kill -KILL $$;;
+        esac
+        """.utf8).write(to: swift)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+        let fleet = dir.appendingPathComponent("fleet.json")
+        try Data(#"{"hosts": [{"name": "local", "transport": "local", "workRoot": "\#(dir.path)/work", "toolchain": {"swiftPath": "\#(swift.path)"}}]}"#.utf8).write(to: fleet)
+        let result = try xcfleet(["run", "Plans/cache-contract.json", "--fleet", fleet.path, "--runs", runs.path])
+        XCTAssertEqual(result.status, 3, result.stdout + result.stderr)
+        let report = try report(try onlyRunDirectory())
+        let job = report.suites[0].jobs[0]
+        XCTAssertEqual(job.finalState, .infraFailed)
+        XCTAssertEqual(job.attempts.count, 3, "retried up to the plan's limit")
+        XCTAssertTrue(job.attempts.allSatisfy { ($0.infraError ?? "").contains("SIGKILL") }, "\(job.attempts.map(\.infraError))")
+    }
+}

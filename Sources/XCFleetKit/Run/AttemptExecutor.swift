@@ -70,6 +70,9 @@ struct AttemptExecutor: Sendable {
                         if !collector.events.contains(where: { if case .buildError = $0 { return true } else { return false } }) {
                             collector.inject(.buildError(file: nil, line: nil, message: "swift build exited with status \(code)"))
                         }
+                    case .signaled("SIGKILL"):
+                        // Nothing in a test run sends SIGKILL itself: the host did (OOM killer, reboot, an operator).
+                        ended.infraError = "\(p.rawValue) process on \(shell.host.name) was killed by the host (SIGKILL)"
                     case .cancelled, .exited, .signaled:
                         break
                     }

@@ -152,7 +152,7 @@ public final class SSHShell: RemoteShell {
             }
             switch r {
             case .exited(let s): return .exited(s)
-            case .signaled(let s): return .signaled(s)
+            case .signaled(let s): return .signaled(s.hasPrefix("SIG") ? s : "SIG" + s) // same names as local processes
             case .timedOut(let which): return .timedOut(which)
             case .connectionLost(let why): return .connectionLost(why)
             case .cancelled: return .cancelled
