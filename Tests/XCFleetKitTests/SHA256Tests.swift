@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import XCFleetKit
+import SSHClient
 
 /// SHA-256: known vectors, and the contiguous fast path agrees with byte-at-a-time updates.
 final class SHA256Tests: XCTestCase {

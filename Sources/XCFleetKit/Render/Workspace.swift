@@ -1,4 +1,5 @@
 import Foundation
+import SSHClient
 
 /// One file of a rendered workspace. `path` is relative, `/`-separated.
 public struct WorkspaceFile: Equatable, Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// SHA-256 (FIPS 180-4), incremental. Used for workspace content hashes and fingerprints;
-/// Linux has no CryptoKit and no outside package can be fetched.
+/// SHA-256 (FIPS 180-4), incremental. Used for host-key fingerprints here and for workspace
+/// content hashes in XCFleetKit; Linux has no CryptoKit and no outside package can be fetched.
 public struct SHA256: Sendable {
     private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
