@@ -114,7 +114,9 @@ public final class SSHShell: RemoteShell {
         let warmOut = String(decoding: warm.stdout, as: UTF8.self)
         if warm.result == .exited(0) && warmOut.contains("XCFLEET-WARM") { return .unchanged }
 
-        // Cold: one tar stream into `tar -x`, then keep a copy as the cache for next time.
+        // Cold: one tar stream, extracted twice at once — into the job directory, and (through a
+        // fifo and `tee`) into a fresh copy that becomes the cache for next time. Both extractions
+        // run in parallel, so the cache costs little extra wall time (file creation dominates).
         let source: TarSource
         do { source = TarSource(try TarWriter(workspace: workspace)) } catch {
             throw RemoteShellError(.push, host: host.name, "\(error)")
@@ -123,9 +125,11 @@ public final class SSHShell: RemoteShell {
         // Two jobs may push the same tree at once: `mkdir` of the claim is atomic, so exactly one
         // renames its copy into place (a second `mv` would land *inside* the cache directory).
         let claim = ShellQuote.quote("\(cacheRoot)/.claim-\(hash)")
-        let command = Self.copyFunction + "mkdir -p \(dir) && tar -x -f - -C \(dir) && "
-            + "{ mkdir -p \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) && xcf_cp \(dir) \(tmp) && "
-            + "mkdir \(claim) 2>/dev/null && mv \(tmp) \(cache); rm -rf \(tmp); true; }"
+        let command = "mkdir -p \(dir) \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) \(tmp).fifo && mkdir \(tmp) && mkfifo \(tmp).fifo || exit 1; "
+            + "tar -x -f - -C \(tmp) < \(tmp).fifo & bg=$!; "
+            + "tee \(tmp).fifo | tar -x -f - -C \(dir); s=$?; wait $bg; t=$?; rm -f \(tmp).fifo; "
+            + "[ $s -eq 0 ] || { rm -rf \(tmp); exit $s; }; "
+            + "if [ $t -eq 0 ] && mkdir \(claim) 2>/dev/null; then mv \(tmp) \(cache); fi; rm -rf \(tmp); true"
         let r = try await runSmall(command, stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
         guard r.result == .exited(0) else {
             throw RemoteShellError(.push, host: host.name,
