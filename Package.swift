@@ -31,7 +31,7 @@ let package = Package(
             path: "Templates/cache-contract"
         ),
         .testTarget(name: "XCFleetKitTests", dependencies: ["XCFleetKit", "CacheContract"], exclude: ["Fixtures"]),
-        .testTarget(name: "SSHClientTests", dependencies: ["SSHClient", "XCFleetKit"]),
+        .testTarget(name: "SSHClientTests", dependencies: ["SSHClient", "XCFleetKit"], exclude: ["Fixtures"]),
 
         // Benchmarks (release builds print figures side by side with a reference tool).
         .executableTarget(name: "bench-parser", dependencies: ["XCFleetKit"], path: "bench/parser"),

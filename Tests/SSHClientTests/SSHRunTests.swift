@@ -101,3 +101,33 @@ final class SSHRunTests: XCTestCase {
         XCTAssertTrue(text.contains("Swift version"), text)
     }
 }
+
+extension SSHRunTests {
+    /// The fleet names a create/release command pair; here they start and stop a throwaway sshd.
+    /// Hosts are created, health-checked, used, and released at the end of the run.
+    func testCommandProvisionerCreatesUsesAndReleasesHosts() throws {
+        let state = runs.appendingPathComponent("prov")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        for suffix in ["", ".pub"] {
+            try FileManager.default.copyItem(atPath: hosts[0].identityFile + suffix, toPath: state.appendingPathComponent("client_ed25519" + suffix).path)
+        }
+        let script = TestHosts.packageRoot.appendingPathComponent("Tests/SSHClientTests/Fixtures/sshd-provisioner.sh").path
+        let fleet = runs.appendingPathComponent("prov-fleet.json")
+        try Data("""
+        {"provisioner": {"create": ["\(script)", "create"], "release": ["\(script)", "release"], "count": 2,
+          "host": {"user": "\(hosts[0].user)", "identityFile": "\(state.path)/client_ed25519", "slots": 1,
+                   "labels": ["platform:linux", "swift"], "workRoot": "/tmp/xcfleet-prov-\(UUID().uuidString.prefix(6))",
+                   "toolchain": {"swiftPath": "/opt/swift/usr/bin/swift"}}}}
+        """.utf8).write(to: fleet)
+        setenv("PROV_STATE", state.path, 1)
+        setenv("PROV_REPO", TestHosts.packageRoot.path, 1)
+        let result = try run(["run", "Plans/cache-contract.json", "--fleet", fleet.path])
+        XCTAssertEqual(result.status, 0, result.stdout)
+        let report = try XCTUnwrap(result.report)
+        XCTAssertTrue(report.suites[0].jobs[0].decisive?.host.hasPrefix("prov-") ?? false, "\(String(describing: report.suites[0].jobs[0].decisive?.host))")
+        for i in 1...2 {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: state.appendingPathComponent("vm-\(i).released").path), "host \(i) released")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: state.appendingPathComponent("vm-\(i)/h1/sshd.pid").path), "its sshd stopped")
+        }
+    }
+}

@@ -258,6 +258,16 @@ extension EndToEndTests {
         }
         intervals.sort { $0.0 < $1.0 }
         XCTAssertLessThanOrEqual(intervals[0].1, intervals[1].0 + 0.05, "attempts overlapped: \(intervals)")
+
+        // The two runs compared: nothing changed, in all three formats.
+        let head = runs.appendingPathComponent(dirs[1]), base = runs.appendingPathComponent(dirs[0])
+        let compare = try xcfleet(["report", head.path, "--compare", base.path])
+        XCTAssertEqual(compare.status, 0, compare.stderr)
+        for file in ["compare.md", "compare.json", "compare.html"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: head.appendingPathComponent(file).path), "missing \(file)")
+        }
+        let md = try String(contentsOf: head.appendingPathComponent("compare.md"), encoding: .utf8)
+        XCTAssertFalse(md.localizedCaseInsensitiveContains("new failure") && md.contains("testC"), md)
     }
 }
 
