@@ -102,7 +102,9 @@ public enum Verdict {
         let real = jobs.filter { $0.planned.mutant == nil }
         let mutants = jobs.filter { $0.planned.mutant != nil }
         if !jobs.isEmpty, jobs.allSatisfy({ $0.finalState == .unschedulable }) {
-            return (.unschedulable, Array(Set(jobs.flatMap(\.reasons))).sorted())
+            // The status already says "unschedulable"; the reasons say what is needed.
+            let needs = jobs.flatMap(\.reasons).map { $0.hasPrefix("unschedulable: ") ? String($0.dropFirst("unschedulable: ".count)) : $0 }
+            return (.unschedulable, Array(Set(needs)).sorted())
         }
         if jobs.contains(where: { $0.finalState == .interrupted }) {
             return (.interrupted, ["the run was interrupted"])
@@ -145,7 +147,10 @@ public enum Verdict {
         }
         let infra = gates.filter { $0.status == .red || $0.status == .unschedulable || $0.status == .interrupted }
         if !infra.isEmpty || allHostsUnusable {
-            let why = infra.map { "\($0.spec.name) (\($0.reasons.first ?? $0.status.rawValue))" }.joined(separator: "; ")
+            let why = infra.map { suite -> String in
+                let reason = suite.reasons.first ?? suite.status.rawValue
+                return "\(suite.spec.name) (\(suite.status == .unschedulable ? "unschedulable: " : "")\(reason))"
+            }.joined(separator: "; ")
             return (ExitCode.infrastructure, "infrastructure: " + (why.isEmpty ? "no host could be used" : why))
         }
         if gates.isEmpty { return (ExitCode.green, "no gates in this plan; probes only") }
