@@ -137,7 +137,8 @@ public enum Verdict {
     }
 
     /// The run's exit code and one-line verdict. Probes never change it.
-    public static func exitCode(suites: [SuiteReport], interrupted: Bool, allHostsUnusable: Bool) -> (Int32, String) {
+    /// `unusableHosts`: every host of the fleet was set aside (host → reason); nil when some host worked.
+    public static func exitCode(suites: [SuiteReport], interrupted: Bool, unusableHosts: [String: String]? = nil) -> (Int32, String) {
         if interrupted { return (ExitCode.interrupted, "interrupted: partial report") }
         let gates = suites.filter { $0.spec.kind == .gate }
         let red = gates.filter { $0.status == .red }
@@ -146,7 +147,10 @@ public enum Verdict {
             return (ExitCode.gateRed, "gates red: " + testRed.map { "\($0.spec.name) (\($0.reasons.first ?? "red"))" }.joined(separator: "; "))
         }
         let infra = gates.filter { $0.status == .red || $0.status == .unschedulable || $0.status == .interrupted }
-        if !infra.isEmpty || allHostsUnusable {
+        if let unusable = unusableHosts, !unusable.isEmpty {
+            return (ExitCode.infrastructure, "infrastructure: no usable host: " + unusable.sorted { $0.key < $1.key }.map { $0.value.hasPrefix("\($0.key):") ? $0.value : "\($0.key): \($0.value)" }.joined(separator: "; "))
+        }
+        if !infra.isEmpty {
             let why = infra.map { suite -> String in
                 let reason = suite.reasons.first ?? suite.status.rawValue
                 return "\(suite.spec.name) (\(suite.status == .unschedulable ? "unschedulable: " : "")\(reason))"
