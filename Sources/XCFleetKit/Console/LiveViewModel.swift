@@ -176,7 +176,7 @@ public struct LiveViewModel: Sendable {
             if maxLines < 2 { overflow = nil }
         }
         let hostWidth = min(24, shown.map { TerminalText.columns(TerminalText.sanitize($0.label)) }.max() ?? 0)
-        let jobWidth = shown.compactMap { slots[$0] }.map { TerminalText.columns(TerminalText.sanitize($0)) }.max() ?? 4
+        let jobWidth = shown.compactMap { slots[$0] }.map { TerminalText.columns(displayName($0)) }.max() ?? 4
         let testWidth = shown.compactMap { slots[$0].flatMap { jobs[$0] } }
             .map { "\($0.done.count)/\($0.expected.count)".count }.max() ?? 3
         for slot in shown {
@@ -198,10 +198,16 @@ public struct LiveViewModel: Sendable {
         // Everything but the job name has a fixed width; the name gets what is left (at least 6).
         let fixed = hostWidth + 2 + 2 + 9 + 2 + TerminalText.columns(tests) + 1 + 7
         let nameWidth = max(6, min(jobWidth, avail - fixed))
-        let name = TerminalText.pad(TerminalText.sanitize(jobID) + (job.attempt > 1 ? " (attempt \(job.attempt))" : ""), to: nameWidth)
+        let name = TerminalText.pad(displayName(jobID), to: nameWidth)
         let testStyle: ConsoleStyle = job.failed.isEmpty ? .plain : (job.mutant == nil ? .failure : .dim)
         return Self.fit([(host, .bold), ("  ", .plain), (name, .plain), ("  ", .plain), (phase, .plain), ("  ", .plain),
                          (tests, testStyle), (" ", .plain), (elapsed, .dim)], width: avail, color: color)
+    }
+
+    /// The job id as shown in a slot line, with the attempt number from the second attempt on.
+    private func displayName(_ jobID: String) -> String {
+        let attempt = jobs[jobID]?.attempt ?? 1
+        return TerminalText.sanitize(jobID) + (attempt > 1 ? " (attempt \(attempt))" : "")
     }
 
     private func progressLine(avail: Int, now: Double) -> String {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Each job's expected wall time comes from `--history` (the suite's median attempt time,
 /// else the sum of its tests' seconds) or, without history, from the jobs already finished in
-/// this run. A running job's remaining time is its expectation minus its elapsed time, or the
+/// this run (or, before any finished, from the projected length of the running ones). A running job's remaining time is its expectation minus its elapsed time, or the
 /// projection of its observed test rate when that is longer (or the only thing known). The
 /// remaining work is shared by the host slots in use, but the run cannot end before its
 /// longest running job does. Pure arithmetic over a snapshot.
@@ -59,6 +59,8 @@ public enum ProgressEstimate {
         var known: [Double] = []
         var unknown = 0
         var longestRunning = 0.0
+        /// Whole-job durations projected for running jobs (elapsed + remaining), a basis for jobs with none.
+        var projectedTotals: [Double] = []
         for job in jobs {
             switch job.state {
             case .done:
@@ -78,12 +80,18 @@ public enum ProgressEstimate {
                 case let (nil, p?): r = p
                 case (nil, nil): r = nil
                 }
-                if let r { known.append(r); longestRunning = max(longestRunning, r) } else { unknown += 1 }
+                if let r {
+                    known.append(r)
+                    longestRunning = max(longestRunning, r)
+                    projectedTotals.append(max(0, now - started) + r)
+                } else {
+                    unknown += 1
+                }
             }
         }
         if unknown > 0 {
             // Jobs with no basis of their own count as the average known one; none known: no guess.
-            guard let m = mean(all) ?? mean(jobs.compactMap(\.historySeconds)) else { return nil }
+            guard let m = mean(all) ?? mean(jobs.compactMap(\.historySeconds)) ?? mean(projectedTotals) else { return nil }
             known += Array(repeating: m, count: unknown)
         }
         let total = known.reduce(0, +)
