@@ -5,72 +5,56 @@ import Glibc
 #endif
 
 /// How much the console says during a run.
-enum Verbosity { case quiet, normal, verbose }
+typealias Verbosity = ConsoleVerbosity
 
-/// Plain, timestamped progress lines (no cursor movement): what CI logs and pipes get.
-/// Colour only on a TTY, never with `NO_COLOR` set.
-final class ConsoleProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private let verbosity: Verbosity
-    private let color: Bool
-    private var hostOf: [String: String] = [:]
+/// Progress on stderr while a run goes: a live view redrawn in place on a terminal
+/// (`LiveConsole`), plain timestamped lines off a TTY or under CI (`PlainConsole`), nothing in
+/// quiet mode. Event handling is cheap and never blocks the concurrency pool: terminal writes
+/// happen on the backend's own serial queue.
+final class ConsoleProgress: Sendable {
+    private let backend: ConsoleBackend?
 
-    init(verbosity: Verbosity, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.verbosity = verbosity
-        color = isatty(STDERR_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+    init(verbosity: Verbosity, history: DurationHistory? = nil,
+         environment: [String: String] = ProcessInfo.processInfo.environment) {
+        if verbosity == .quiet {
+            backend = nil
+        } else if ConsoleProgress.wantsLiveView(environment: environment) {
+            backend = LiveConsole(verbosity: verbosity, color: ConsoleProgress.colorAllowed(fd: STDERR_FILENO, environment: environment),
+                                  history: history)
+        } else {
+            backend = PlainConsole(verbosity: verbosity)
+        }
     }
 
-    private func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+    /// Takes one run event (called by the event log, under its lock: must stay cheap).
+    func handle(_ event: RunEvent) { backend?.handle(event) }
 
-    func handle(_ event: RunEvent) {
-        guard verbosity != .quiet else { return }
-        lock.lock(); defer { lock.unlock() }
-        let t = String(format: "%7.1fs", event.t)
-        var line: String?
-        switch event.body {
-        case .runStarted(let s):
-            line = "run \(s.runID): plan \(s.planName) (\(s.suites.count) suite\(s.suites.count == 1 ? "" : "s")) on \(s.hosts.joined(separator: ", "))"
-        case .jobPlanned(let p):
-            if verbosity == .verbose { line = "planned \(p.jobID) (\(p.expectedTests.count) tests)" }
-        case .attemptStarted(let ref, let host, let slot):
-            hostOf[ref.jobID] = "\(host)#\(slot)"
-            line = "\(ref.jobID) attempt \(ref.attempt) on \(host)#\(slot)"
-        case .phaseStarted(let ref, let phase):
-            if verbosity == .verbose || phase == .build || phase == .test { line = "\(ref.jobID) \(phase.rawValue)…" }
-        case .phaseFinished:
-            break
-        case .test(let ref, let e):
-            switch e {
-            case .testFinished(let id, .failed, _, _, _):
-                line = paint("\(ref.jobID) ✘ \(id.className)/\(id.name)", "31")
-            case .testFinished(let id, let status, let secs, _, _) where verbosity == .verbose:
-                line = "\(ref.jobID) \(status == .passed ? "✔" : "−") \(id.className)/\(id.name)" + (secs.map { String(format: " (%.3fs)", $0) } ?? "")
-            case .testFailure(_, let file, let l, let message):
-                line = paint("\(ref.jobID)   \(file.map { "\($0):\(l ?? 0): " } ?? "")\(message)", "31")
-            case .crash(let message):
-                line = paint("\(ref.jobID) crash: \(message)", "31")
-            case .buildError(let file, let l, let message):
-                line = paint("\(ref.jobID) build error: \(file.map { "\($0):\(l ?? 0): " } ?? "")\(message)", "31")
-            case .metric(let m) where verbosity == .verbose:
-                line = "\(ref.jobID) metric \(m.name)=\(m.value) \(m.unit)"
-            default: break
-            }
-        case .attemptEnded(let ref, let ended):
-            var what = "ended"
-            if let infra = ended.infraError { what = "infra failure: \(infra)" }
-            else if let p = ended.timedOutPhase { what = "timed out in \(p.rawValue)" }
-            else if let term = ended.termination { what = "ended: \(term.consoleText)" }
-            line = "\(ref.jobID) attempt \(ref.attempt) \(what)"
-        case .jobUnschedulable(let jobID, let reason):
-            line = paint("\(jobID) unschedulable: \(reason)", "33")
-        case .hostSetAside(let host, let reason):
-            line = paint("host \(host) set aside: \(reason)", "33")
-        case .note(let text):
-            if verbosity == .verbose { line = text }
-        case .runFinished(let interrupted):
-            if interrupted { line = "run interrupted" }
-        }
-        if let line { FileHandle.standardError.write(Data("\(t)  \(line)\n".utf8)) }
+    /// A message of xcfleet's own (Ctrl-C), printed at once, above the live area when there is one.
+    func announce(_ text: String) {
+        if let backend { backend.announce(text) } else { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+    }
+
+    /// Ends the progress output: clears the live area, flushes pending lines. Call before the summary.
+    func finish() { backend?.finish() }
+
+    /// Live view only on a terminal that can take it: stderr is a TTY, `CI` is not set
+    /// (empty, `0` or `false` count as unset) and `TERM` is set and not `dumb`.
+    static func wantsLiveView(environment: [String: String], isTTY: Bool = isatty(STDERR_FILENO) == 1) -> Bool {
+        guard isTTY, !runningUnderCI(environment) else { return false }
+        guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
+        return true
+    }
+
+    /// Colour on `fd` only for a terminal outside CI, never with `NO_COLOR` set to anything non-empty.
+    static func colorAllowed(fd: Int32, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        guard isatty(fd) == 1, !runningUnderCI(environment) else { return false }
+        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+        return environment["TERM"] != "dumb"
+    }
+
+    static func runningUnderCI(_ environment: [String: String]) -> Bool {
+        guard let ci = environment["CI"] else { return false }
+        return !(ci.isEmpty || ci == "0" || ci.lowercased() == "false")
     }
 
     /// The short summary printed at the end of a run (stdout).
@@ -98,17 +82,5 @@ final class ConsoleProgress: @unchecked Sendable {
         for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) { lines.append("  host \(host) set aside: \(reason)") }
         lines.append("report: \(runDirectory.path)/ (report.json, junit.xml, summary.md, report.html, events.jsonl)")
         return lines.joined(separator: "\n")
-    }
-}
-
-extension CommandTermination {
-    var consoleText: String {
-        switch self {
-        case .exited(let c): return "exit \(c)"
-        case .signaled(let s): return "killed by \(s)"
-        case .timedOut(let w): return "timed out (\(w))"
-        case .connectionLost(let w): return "connection lost (\(w))"
-        case .cancelled: return "cancelled"
-        }
     }
 }

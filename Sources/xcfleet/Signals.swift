@@ -9,17 +9,20 @@ enum Signals {
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
     private static let queue = DispatchQueue(label: "xcfleet.signals")
 
-    static func install(onFirst: @escaping @Sendable () -> Void) {
+    /// `say` prints xcfleet's message (default: a line on stderr); the console passes its own so the
+    /// message lands above the live view instead of inside it.
+    static func install(onFirst: @escaping @Sendable () -> Void,
+                        say: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data("\($0)\n".utf8)) }) {
         let count = Counter()
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
             source.setEventHandler {
                 if count.increment() == 1 {
-                    FileHandle.standardError.write(Data("\nxcfleet: stopping: cancelling running jobs and cleaning up (again to quit at once)\n".utf8))
+                    say("\nxcfleet: stopping: cancelling running jobs and cleaning up (again to quit at once)")
                     onFirst()
                 } else {
-                    FileHandle.standardError.write(Data("xcfleet: quit\n".utf8))
+                    say("xcfleet: quit")
                     exit(130)
                 }
             }

@@ -58,24 +58,28 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let runner = try Runner(config: config)
     let json = args.flags.contains("json")
     let verbosity: Verbosity = args.flags.contains("quiet") || json ? .quiet : args.flags.contains("verbose") ? .verbose : .normal
-    let console = ConsoleProgress(verbosity: verbosity)
+    let console = ConsoleProgress(verbosity: verbosity, history: history)
     runner.observe { console.handle($0) }
-    Signals.install(onFirst: { runner.interrupt() })
-    let report = try await runner.run()
-    publishToCI(report, runDirectory: runner.runDirectory)
+    Signals.install(onFirst: { runner.interrupt() }, say: { console.announce($0) })
+    let report: RunReport
+    do { report = try await runner.run() } catch { console.finish(); throw error }
+    console.finish()
+    publishToCI(report, runDirectory: runner.runDirectory, annotationsOnStderr: json)
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
         print(String(decoding: try encoder.encode(summary), as: UTF8.self))
     } else {
-        print(ConsoleProgress.summary(report, runDirectory: runner.runDirectory, color: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil))
+        print(ConsoleProgress.summary(report, runDirectory: runner.runDirectory, color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO)))
     }
     return report.exitCode
 }
 
-/// GitHub Actions: the summary is appended to `GITHUB_STEP_SUMMARY`, failures become `::error` annotations.
-func publishToCI(_ report: RunReport, runDirectory: URL, environment: [String: String] = ProcessInfo.processInfo.environment) {
+/// GitHub Actions: the summary is appended to `GITHUB_STEP_SUMMARY`, failures become `::error` annotations
+/// (on stderr with `--json`, which keeps stdout for the one JSON document; the runner reads both).
+func publishToCI(_ report: RunReport, runDirectory: URL, annotationsOnStderr: Bool = false,
+                 environment: [String: String] = ProcessInfo.processInfo.environment) {
     if let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty,
        let summary = FileManager.default.contents(atPath: runDirectory.appendingPathComponent("summary.md").path) {
         if let handle = FileHandle(forWritingAtPath: path) {
@@ -87,7 +91,9 @@ func publishToCI(_ report: RunReport, runDirectory: URL, environment: [String: S
         }
     }
     if environment["GITHUB_ACTIONS"] == "true" {
-        for line in GitHubAnnotations.lines(report) { print(line) }
+        for line in GitHubAnnotations.lines(report) {
+            if annotationsOnStderr { FileHandle.standardError.write(Data("\(line)\n".utf8)) } else { print(line) }
+        }
     }
 }
 
