@@ -61,11 +61,19 @@ final class ConsoleProgress: Sendable {
     static func summary(_ report: RunReport, runDirectory: URL, color: Bool) -> String {
         func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var lines: [String] = []
-        let verdict = report.exitCode == 0 ? paint("GREEN", "32;1") : paint(report.exitCode == 130 ? "INTERRUPTED" : "RED", "31;1")
+        let verdict: String
+        switch report.exitCode {
+        case 0: verdict = paint("GREEN", "32;1")
+        case 130: verdict = paint("INTERRUPTED", "33;1")
+        case 3: verdict = paint("NOT RUN", "33;1") // infrastructure: the gates could not be proven either way
+        default: verdict = paint("RED", "31;1")
+        }
         lines.append("xcfleet \(verdict): \(report.verdictLine)")
         for suite in report.suites {
-            let passed = suite.jobs.compactMap(\.decisive).reduce(0) { $0 + $1.tests.filter { $0.status == .passed }.count }
-            let failed = suite.jobs.compactMap(\.decisive).reduce(0) { $0 + $1.tests.filter { $0.status == .failed }.count }
+            // The suite's own results; tests failing against a mutant are the mutant being killed.
+            let real = suite.jobs.filter { $0.planned.mutant == nil }.compactMap(\.decisive)
+            let passed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .passed }.count }
+            let failed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .failed }.count }
             let hosts = Array(Set(suite.jobs.flatMap { $0.attempts.map(\.host) })).sorted().joined(separator: ",")
             let mutants = suite.jobs.filter { $0.planned.mutant != nil }
             var line = "  \(suite.spec.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) \(suite.spec.name): \(suite.status.rawValue)"

@@ -16,8 +16,13 @@ public struct SwiftPMDriver: Sendable {
         if let tests, !tests.isEmpty {
             args += ["--filter", SwiftPMDriver.filterExpression(for: tests)]
         }
-        return ShellCommand(args)
+        return ShellCommand(SwiftPMDriver.lineBuffered + args)
     }
+
+    /// On Linux a test binary writing into a pipe buffers its output in 4 KiB blocks, so results
+    /// would arrive late (and a quiet suite could trip the output-silence deadline). GNU `stdbuf`
+    /// makes the test process line-buffered; hosts without it (macOS) run the command as it is.
+    static let lineBuffered = ["sh", "-c", #"if command -v stdbuf >/dev/null 2>&1; then exec stdbuf -oL -eL "$@"; fi; exec "$@""#, "sh"]
 
     /// An anchored regular expression matching exactly the given tests. `swift test --filter`
     /// matches against `Module.Class/test`; module prefixes are allowed, everything else is escaped.

@@ -83,7 +83,11 @@ public enum ProcessRunner {
         var open = fds
         var buffer = [UInt8](repeating: 0, count: 65536)
         var verdict: CommandTermination?
+        var killedAt: Date?
         while !open.isEmpty {
+            // After a kill, drain what is left for a few seconds at most: a process that left the
+            // group may still hold the pipes open, and must not hold the job with it.
+            if let killedAt, Date().timeIntervalSince(killedAt) > 5 { break }
             var pollfds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let n = poll(&pollfds, nfds_t(pollfds.count), 200)
             if n > 0 {
@@ -102,7 +106,7 @@ public enum ProcessRunner {
                 if control.isCancelled { verdict = .cancelled }
                 else if now.timeIntervalSince(start) > deadlines.total { verdict = .timedOut("total") }
                 else if now.timeIntervalSince(lastOutput) > deadlines.silence { verdict = .timedOut("silence") }
-                if verdict != nil { killGroup(pid) }
+                if verdict != nil { killGroup(pid); killedAt = Date() }
             }
         }
         // Both pipes closed: the process (or at least every writer) is gone. A group member that

@@ -35,9 +35,12 @@ public struct LocalShell: RemoteShell {
                     output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         var env = command.environment
         for (k, v) in host.environment { env[k] = v.value }
-        var args = command.arguments
-        if args.first == "swift", let swift = host.toolchain.swiftPath { args[0] = swift }
-        return try await ProcessRunner.run(args, directory: directory, environment: env, deadlines: deadlines, output: output)
+        // The toolchain goes first on PATH (as on SSH hosts), so wrapped commands find it too.
+        if let swift = host.toolchain.swiftPath, swift.contains("/") {
+            env["PATH"] = (swift as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        }
+        if let developerDir = host.toolchain.developerDir { env["DEVELOPER_DIR"] = developerDir }
+        return try await ProcessRunner.run(command.arguments, directory: directory, environment: env, deadlines: deadlines, output: output)
     }
 
     public func fetch(_ path: String, in directory: String) async throws -> Data {
