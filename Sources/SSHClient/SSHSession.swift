@@ -416,10 +416,13 @@ final class SSHSession {
             }
             if let total, now - start > total {
                 killRemote(pgid: awaitPgid(channel: channel, filter: &filter, cancel: cancel), cancel: cancel)
+                // The kill found the peer dead: nothing was killed and the host is gone, not slow.
+                if let lostReason { return .connectionLost(lostReason) }
                 return .timedOut("total")
             }
             if let silence, now - lastOutput > silence {
                 killRemote(pgid: awaitPgid(channel: channel, filter: &filter, cancel: cancel), cancel: cancel)
+                if let lostReason { return .connectionLost(lostReason) }
                 return .timedOut("silence")
             }
             if noteTraffic(now: now) > deadlines.deadPeer {
