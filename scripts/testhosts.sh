@@ -36,6 +36,13 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.clos
 PY
 }
 
+# Running and not a zombie (PID 1 here reaps orphans late; `kill -0` succeeds on a zombie).
+alive() {
+    local state
+    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)
+    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
 cmd_stop() {
     local dir=$1
     [ -d "$dir" ] || return 0
@@ -43,9 +50,9 @@ cmd_stop() {
     for pidfile in "$dir"/h*/sshd.pid; do
         [ -f "$pidfile" ] || continue
         pid=$(cat "$pidfile" 2>/dev/null || true)
-        if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        if [ -n "$pid" ] && alive "$pid"; then
             kill -TERM "$pid" 2>/dev/null || true
-            for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+            for _ in 1 2 3 4 5 6 7 8 9 10; do alive "$pid" || break; sleep 0.1; done
             kill -KILL "$pid" 2>/dev/null || true
         fi
         rm -f "$pidfile"

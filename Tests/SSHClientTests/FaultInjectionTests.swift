@@ -74,7 +74,8 @@ final class FaultInjectionTests: XCTestCase {
             if case let .runStarted(s) = e.body {
                 let f = ISO8601DateFormatter()
                 f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                return f.date(from: s.startedAt).map { Date().timeIntervalSince($0) }
+                // `startedAt` is stamped when this event is written, `e.t` seconds after the log's clock started.
+                return f.date(from: s.startedAt).map { Date().timeIntervalSince($0) + e.t }
             }
         }
         return nil
@@ -228,6 +229,7 @@ final class FaultInjectionTests: XCTestCase {
         let report = try run.report()
         XCTAssertEqual(report.exitCode, 3)
         XCTAssertTrue(report.verdictLine.hasPrefix("infrastructure"), report.verdictLine)
+        print("FaultInjectionTests: every host dead → exit 3; verdict: \(report.verdictLine)")
         XCTAssertTrue(run.output.contains("infrastructure"), run.output)
         let jobs = report.suites.flatMap(\.jobs)
         XCTAssertEqual(jobs.count, 2)
