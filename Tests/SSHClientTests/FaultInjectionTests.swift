@@ -138,7 +138,9 @@ final class FaultInjectionTests: XCTestCase {
         let detection = ended.t - downAt
         print("FaultInjectionTests: link down → attempt ended after \(String(format: "%.1f", detection)) s (deadPeerSeconds \(Int(deadPeer)))")
         XCTAssertGreaterThan(detection, deadPeer - 1.5, "ended before the dead-peer limit could have fired")
-        XCTAssertLessThan(detection, deadPeer + 6, "dead peer noticed too late")
+        // The last byte arrived up to one test delay before the link went down; 1.5 s is slack
+        // for a loaded machine (freeing the dead channel used to add a fixed 2 s here).
+        XCTAssertLessThan(detection, deadPeer + 1.5, "dead peer noticed too late")
         XCTAssertTrue(ended.ended.infraError?.contains("dead peer") ?? false, "\(String(describing: ended.ended.infraError))")
         let report = try run.report()
         let job = try job(report, "gate")
