@@ -13,8 +13,11 @@
 #                                         so test processes using different DIRs never clash.
 #                                         A blackhole route for 10.X.i.0/24 keeps packets for a downed
 #                                         link from leaving by the default route.
-#   scripts/testhosts.sh link-down DIR i  take host i's root-side veth down (packets vanish; no RST)
-#   scripts/testhosts.sh link-up DIR i    bring it back
+#   scripts/testhosts.sh link-down DIR i  pull host i's cable: its namespace-side veth goes down. The
+#                                         root side keeps its address and route, so packets (new SYNs
+#                                         too) go into the veth and vanish: no reset, no error, connects
+#                                         hang until their deadline, as with a host gone far away.
+#   scripts/testhosts.sh link-up DIR i    plug it back
 #   scripts/testhosts.sh kill-host DIR i  SIGKILL every process in host i's namespace (sshd and all
 #                                         its sessions): the address then refuses connections
 #   scripts/testhosts.sh ns-pids DIR i    print the pids of every process in host i's namespace
@@ -127,6 +130,7 @@ cmd_start_ns() {
         ns="xcf-$tag-$i"; vr="xv${tag}r$i"; vn="xv${tag}n$i"; addr="10.$octet.$i.2"
         echo "$ns" > "$hdir/netns"
         echo "$vr" > "$hdir/veth"
+        echo "$vn" > "$hdir/veth-ns"
         echo "$addr" > "$hdir/address"
         echo 22 > "$hdir/port"
         ip netns add "$ns" || die "ip netns add $ns failed"
@@ -141,6 +145,9 @@ cmd_start_ns() {
         ip netns exec "$ns" ip addr add "$addr/30" dev "$vn"
         ip netns exec "$ns" ip link set "$vn" up
         ip netns exec "$ns" ip link set lo up
+        # A permanent neighbour entry: with the cable pulled (link-down), ARP would fail and
+        # connects end at once with "No route to host"; a far-away host just never answers.
+        ip neigh replace "$addr" lladdr "$(cat "/sys/class/net/$vn/address" 2>/dev/null || ip -n "$ns" -o link show "$vn" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)" dev "$vr" nud permanent 2>/dev/null || true
         [ -f "$hdir/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "h$i" -f "$hdir/host_ed25519"
         cp "$dir/client_ed25519.pub" "$hdir/authorized_keys"
         cat > "$hdir/sshd_config" <<CFG
@@ -257,8 +264,8 @@ case "${1:-}" in
     start) [ $# -eq 3 ] || die "usage: $0 start N DIR"; cmd_start "$2" "$3" ;;
     stop) [ $# -eq 2 ] || die "usage: $0 stop DIR"; cmd_stop "$2" ;;
     start-ns) [ $# -eq 3 ] || die "usage: $0 start-ns N DIR"; cmd_start_ns "$2" "$3" ;;
-    link-down) [ $# -eq 3 ] || die "usage: $0 link-down DIR i"; ip link set "$(cat "$2/h$3/veth")" down ;;
-    link-up) [ $# -eq 3 ] || die "usage: $0 link-up DIR i"; ip link set "$(cat "$2/h$3/veth")" up ;;
+    link-down) [ $# -eq 3 ] || die "usage: $0 link-down DIR i"; ip -n "$(ns_of "$2" "$3")" link set "$(cat "$2/h$3/veth-ns")" down ;;
+    link-up) [ $# -eq 3 ] || die "usage: $0 link-up DIR i"; ip -n "$(ns_of "$2" "$3")" link set "$(cat "$2/h$3/veth-ns")" up ;;
     kill-host) [ $# -eq 3 ] || die "usage: $0 kill-host DIR i"; ns_kill "$(ns_of "$2" "$3")"; rm -f "$2/h$3/sshd.pid" ;;
     ns-pids) [ $# -eq 3 ] || die "usage: $0 ns-pids DIR i"; ip netns pids "$(ns_of "$2" "$3")" ;;
     *) die "usage: $0 start N DIR | start-ns N DIR | stop DIR | link-down|link-up|kill-host|ns-pids DIR i" ;;

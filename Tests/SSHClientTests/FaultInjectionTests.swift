@@ -119,14 +119,16 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertEqual(events.attemptsStarted().count, 2)
     }
 
-    /// The link of the host running the suite goes down: nothing more arrives, no reset either.
+    /// The cable of the host running the suite is pulled: nothing more arrives, no reset, and
+    /// reconnects hang (a silent partition).
     /// The dead-peer limit (fleet `deadPeerSeconds`, 6 s here; 30 s by default) must notice.
     func testLinkDownMidSuiteIsDetectedAsDeadPeerAndRerun() throws {
         let h = try startHosts(2)
         let deadPeer = 6.0
         let env = ["FAKE_SWIFT_DELAY": "0.25"]
         // Silence (30 s) is well above the dead-peer limit, so it is the dead peer that fires.
-        let run = try launch(plan: FleetJSON.plan(suites: ["gate"], silence: 30),
+        // Connect deadline 10 s: a cleanup waiting for a reconnect would show.
+        let run = try launch(plan: FleetJSON.plan(suites: ["gate"], silence: 30, connect: 10),
                              fleet: FleetJSON.fleet([1, 2].map { h.hostJSON($0, swiftPath: swiftPath, environment: env, deadPeerSeconds: deadPeer) }))
         let (ref, victim) = try midSuite(run, jobID: "gate")
         try h.linkDown(index(of: victim))
@@ -135,12 +137,21 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertEqual(status, 0, run.output)
         let events = run.events()
         let ended = try XCTUnwrap(events.attemptEnded(ref))
-        let detection = ended.t - downAt
-        print("FaultInjectionTests: link down → attempt ended after \(String(format: "%.1f", detection)) s (deadPeerSeconds \(Int(deadPeer)))")
+        let testEnd = try XCTUnwrap(events.last { e in
+            if case let .phaseFinished(r, phase) = e.body { return r == ref && phase == .test }
+            return false
+        }?.t)
+        let detection = testEnd - downAt
+        let rerun = try XCTUnwrap(events.attemptsStarted().first { $0.ref.attempt == 2 })
+        print("FaultInjectionTests: link down → dead peer after \(String(format: "%.1f", detection)) s (deadPeerSeconds \(Int(deadPeer))), "
+              + "attempt ended after \(String(format: "%.1f", ended.t - downAt)) s, rerun on \(rerun.host) after \(String(format: "%.1f", rerun.t - downAt)) s")
         XCTAssertGreaterThan(detection, deadPeer - 1.5, "ended before the dead-peer limit could have fired")
         // The last byte arrived up to one test delay before the link went down; 1.5 s is slack
         // for a loaded machine (freeing the dead channel used to add a fixed 2 s here).
         XCTAssertLessThan(detection, deadPeer + 1.5, "dead peer noticed too late")
+        // The unreachable host's cleanup gets 3 s, not the connect deadline, before the rerun.
+        XCTAssertLessThan(ended.t - testEnd, 4.5, "cleanup on the dead host held the rerun back")
+        XCTAssertLessThan(rerun.t - ended.t, 1)
         XCTAssertTrue(ended.ended.infraError?.contains("dead peer") ?? false, "\(String(describing: ended.ended.infraError))")
         let report = try run.report()
         let job = try job(report, "gate")

@@ -89,7 +89,7 @@ final class NamespaceHosts: @unchecked Sendable {
     var tag: String { ((try? String(contentsOfFile: "\(directory)/ns-tag", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
     func workRoot(_ i: Int) -> String { "/tmp/xcfleet-\(tag)-h\(i)" }
 
-    /// Takes host `i`'s root-side veth down: its packets vanish (no reset), like a pulled cable.
+    /// Pulls host `i`'s cable (its namespace-side veth goes down): packets vanish, no reset, connects hang.
     func linkDown(_ i: Int) throws { try Self.run([Self.script, "link-down", directory, String(i)]) }
 
     /// SIGKILLs every process in host `i`'s namespace: sshd and all its sessions.
@@ -137,12 +137,12 @@ enum FleetJSON {
     static func fleet(_ hosts: [String]) -> String { "{\"hosts\": [\n  " + hosts.joined(separator: ",\n  ") + "\n]}\n" }
 
     /// A plan of gate suites on the cache-contract template (36 tests each).
-    static func plan(suites: [String], repetitions: Int = 1, infraRetries: Int = 2, silence: Int = 30, test: Int = 120) -> String {
+    static func plan(suites: [String], repetitions: Int = 1, infraRetries: Int = 2, silence: Int = 30, test: Int = 120, connect: Int = 5) -> String {
         let list = suites.map { name in
             """
             {"name": \(quote(name)), "template": "cache-contract", "kind": "gate", "repetitions": \(repetitions),
              "retries": {"infrastructure": \(infraRetries), "testFailures": 0},
-             "timeouts": {"connect": 5, "push": 30, "build": 30, "test": \(test), "silence": \(silence), "cleanup": 10}}
+             "timeouts": {"connect": \(connect), "push": 30, "build": 30, "test": \(test), "silence": \(silence), "cleanup": 10}}
             """
         }
         return "{\"name\": \"faults\", \"suites\": [\n" + list.joined(separator: ",\n") + "\n]}\n"
