@@ -21,6 +21,8 @@
 #   scripts/testhosts.sh kill-host DIR i  SIGKILL every process in host i's namespace (sshd and all
 #                                         its sessions): the address then refuses connections
 #   scripts/testhosts.sh ns-pids DIR i    print the pids of every process in host i's namespace
+# start-ns records its caller's pid (or TESTHOSTS_OWNER_PID) in /run/xcfleet-testhosts; the next
+# start-ns stops the namespace hosts of callers that died (SIGKILL) without stopping them.
 #
 # TESTHOSTS_SWIFT=/path/to/swift names the toolchain written into fleet.json and the hosts' PATH.
 # DIR gets: client_ed25519(.pub), known_hosts (hashed `[127.0.0.1]:PORT` lines), hN/ with the
@@ -75,6 +77,9 @@ cmd_stop() {
         [ -n "$hole" ] && ip route del blackhole "$hole" 2>/dev/null || true
         rm -f "$nsfile" "$(dirname "$nsfile")/blackhole"
     done
+    local tag; tag=$(cat "$dir/ns-tag" 2>/dev/null || true)
+    [ -n "$tag" ] && rm -f "$registry/$tag"
+    return 0
 }
 
 # SIGKILL every process of a namespace (bounded: a few rounds, new sessions may appear meanwhile).
@@ -85,6 +90,21 @@ ns_kill() {
         [ -n "$pids" ] || return 0
         kill -KILL $pids 2>/dev/null || true
         sleep 0.05
+    done
+}
+
+registry=/run/xcfleet-testhosts
+
+# Stops the namespace hosts of owners that died without stopping them.
+sweep_stale() {
+    local f owner odir
+    for f in "$registry"/*; do
+        [ -f "$f" ] || continue
+        read -r owner odir < "$f" || continue
+        if [ -n "$owner" ] && ! alive "$owner"; then
+            [ -n "$odir" ] && [ -d "$odir" ] && cmd_stop "$odir"
+            rm -f "$f"
+        fi
     done
 }
 
@@ -119,6 +139,11 @@ cmd_start_ns() {
         octet=$(( 200 + (octet - 200 + 1) % 50 ))
     done
     echo "$tag" > "$dir/ns-tag"
+    sweep_stale
+    # Owner: the process that asked (a test process); when it is gone, a later start-ns sweeps
+    # whatever it left (it may have been SIGKILLed before its cleanup ran).
+    mkdir -p "$registry"
+    echo "${TESTHOSTS_OWNER_PID:-$PPID} $dir" > "$registry/$tag"
 
     [ -f "$dir/client_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C xcfleet-test-client -f "$dir/client_ed25519"
     : > "$dir/known_hosts"

@@ -12,7 +12,9 @@ final class ScaleTests: XCTestCase {
 
     override func setUpWithError() throws {
         if !FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd") {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("sshd missing on CI (apt-get install openssh-server)"); return }
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                throw NSError(domain: "ScaleTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "sshd missing on CI (apt-get install openssh-server)"])
+            }
             throw XCTSkip("sshd is not installed (apt-get install openssh-server); skipping the scale test")
         }
         work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("xcf-scale-\(getpid())-\(UUID().uuidString.prefix(6))")

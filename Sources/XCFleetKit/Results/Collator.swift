@@ -198,7 +198,8 @@ public struct Collator {
         totals.jobsByState = jobsByState
         let hosts = start?.hosts ?? []
         let allUnusable = !hosts.isEmpty && hosts.allSatisfy { setAside[$0] != nil }
-        let (code, line) = Verdict.exitCode(suites: suites, interrupted: interrupted, allHostsUnusable: allUnusable)
+        let (code, line) = Verdict.exitCode(suites: suites, interrupted: interrupted, allHostsUnusable: allUnusable,
+                                                 hostsSetAside: setAside)
         return RunReport(runID: start?.runID ?? "unknown", planName: start?.planName ?? "unknown",
                          planPath: start?.planPath ?? "", startedAt: start?.startedAt ?? "",
                          xcfleetVersion: start?.xcfleetVersion ?? "", duration: lastT, interrupted: interrupted,

@@ -135,7 +135,9 @@ public enum Verdict {
     }
 
     /// The run's exit code and one-line verdict. Probes never change it.
-    public static func exitCode(suites: [SuiteReport], interrupted: Bool, allHostsUnusable: Bool) -> (Int32, String) {
+    /// `hostsSetAside` (host → reason) names why, when every host was unusable.
+    public static func exitCode(suites: [SuiteReport], interrupted: Bool, allHostsUnusable: Bool,
+                                hostsSetAside: [String: String] = [:]) -> (Int32, String) {
         if interrupted { return (ExitCode.interrupted, "interrupted: partial report") }
         let gates = suites.filter { $0.spec.kind == .gate }
         let red = gates.filter { $0.status == .red }
@@ -144,6 +146,14 @@ public enum Verdict {
             return (ExitCode.gateRed, "gates red: " + testRed.map { "\($0.spec.name) (\($0.reasons.first ?? "red"))" }.joined(separator: "; "))
         }
         let infra = gates.filter { $0.status == .red || $0.status == .unschedulable || $0.status == .interrupted }
+        if allHostsUnusable && !gates.isEmpty {
+            // "unschedulable: needs a host" would send the reader to the plan; the hosts are the problem.
+            let why = hostsSetAside.sorted { $0.key < $1.key }.map { host, reason in
+                reason.hasPrefix(host + ":") ? reason : "\(host): \(reason)"
+            }
+            return (ExitCode.infrastructure, "infrastructure: no host could be used"
+                    + (why.isEmpty ? "" : " (every host was set aside) — " + why.joined(separator: "; ")))
+        }
         if !infra.isEmpty || allHostsUnusable {
             let why = infra.map { "\($0.spec.name) (\($0.reasons.first ?? $0.status.rawValue))" }.joined(separator: "; ")
             return (ExitCode.infrastructure, "infrastructure: " + (why.isEmpty ? "no host could be used" : why))
