@@ -34,7 +34,13 @@ final class SSHSession {
     private var lastReceived = monotonicNow()
     /// Set when the transport broke; later operations fail fast.
     private(set) var lostReason: String? {
-        didSet { if lostReason != nil { onLost() } }
+        didSet {
+            guard lostReason != nil else { return }
+            // The connection is abandoned: shut the socket so libssh2 sees it closed. Otherwise
+            // freeing a channel on a dead peer waits (2 s) for a CHANNEL_CLOSE that never comes.
+            if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+            onLost()
+        }
     }
     /// Told (on this thread) when the transport is gone, so the owner can stop reusing it.
     var onLost: () -> Void = {}
@@ -416,10 +422,13 @@ final class SSHSession {
             }
             if let total, now - start > total {
                 killRemote(pgid: awaitPgid(channel: channel, filter: &filter, cancel: cancel), cancel: cancel)
+                // The kill found the peer dead: nothing was killed and the host is gone, not slow.
+                if let lostReason { return .connectionLost(lostReason) }
                 return .timedOut("total")
             }
             if let silence, now - lastOutput > silence {
                 killRemote(pgid: awaitPgid(channel: channel, filter: &filter, cancel: cancel), cancel: cancel)
+                if let lostReason { return .connectionLost(lostReason) }
                 return .timedOut("silence")
             }
             if noteTraffic(now: now) > deadlines.deadPeer {

@@ -146,6 +146,22 @@ final class SSHShellTests: XCTestCase {
         await shell.close()
     }
 
+    func testDeadPeerLimitComesFromTheFleetHostAndKeepalivesFitInsideIt() {
+        var spec = HostSpec(name: "a")
+        XCTAssertEqual(SSHShell.deadPeerSeconds(spec), 30)
+        XCTAssertEqual(SSHShell.keepaliveInterval(deadPeer: 30), 5)
+        spec.deadPeerSeconds = 6
+        XCTAssertEqual(SSHShell.deadPeerSeconds(spec), 6)
+        XCTAssertEqual(SSHShell.keepaliveInterval(deadPeer: 6), 2)
+        spec.deadPeerSeconds = 0.5
+        XCTAssertEqual(SSHShell.deadPeerSeconds(spec), 3, "clamped: a live host must have time to answer a keepalive")
+        XCTAssertEqual(SSHShell.keepaliveInterval(deadPeer: 3), 1)
+        spec.deadPeerSeconds = .infinity
+        XCTAssertEqual(SSHShell.deadPeerSeconds(spec), 30)
+        spec.deadPeerSeconds = 1e12
+        XCTAssertEqual(SSHShell.deadPeerSeconds(spec), 86_400)
+    }
+
     func testMissingPassphraseVariableAndAuthErrorsMapToRemoteShellError() async throws {
         var spec = hosts[0].spec
         spec.passphraseEnv = "XCF_NO_SUCH_PASSPHRASE_VAR"

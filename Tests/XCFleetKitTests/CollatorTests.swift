@@ -140,6 +140,27 @@ final class CollatorTests: XCTestCase {
         XCTAssertEqual(report.suites[1].jobs[0].decisive?.metrics.count, 1)
     }
 
+    func testEveryHostSetAsideNamesTheHostsNotThePlan() {
+        start([SuiteSpec(name: "gate", template: "cache-contract")])
+        add(.jobPlanned(JobPlanned(jobID: "gate", suite: "gate", kind: .gate, expectedTests: expected)))
+        add(.hostSetAside(host: "h2", reason: "h2: connect: cannot connect to 10.0.0.2:22: Connection refused"))
+        add(.hostSetAside(host: "h1", reason: "unhealthy: swift --version failed"))
+        add(.jobUnschedulable(jobID: "gate", reason: "needs a host"))
+        add(.runFinished(interrupted: false))
+        let report = Collator().collate(events)
+        XCTAssertEqual(report.exitCode, 3)
+        XCTAssertEqual(report.verdictLine, "infrastructure: no host could be used (every host was set aside) — "
+                       + "h1: unhealthy: swift --version failed; h2: connect: cannot connect to 10.0.0.2:22: Connection refused")
+        // One usable host left: the verdict is about the suite again.
+        setUp()
+        start([SuiteSpec(name: "gate", template: "cache-contract")])
+        add(.jobPlanned(JobPlanned(jobID: "gate", suite: "gate", kind: .gate, expectedTests: expected)))
+        add(.hostSetAside(host: "h2", reason: "h2: connect: refused"))
+        add(.jobUnschedulable(jobID: "gate", reason: "needs combine"))
+        add(.runFinished(interrupted: false))
+        XCTAssertEqual(Collator().collate(events).verdictLine, "infrastructure: gate (unschedulable: needs combine)")
+    }
+
     func testSurvivingMutantTurnsTheGateRedNamingTheFault() {
         start([SuiteSpec(name: "g", template: "cache-contract", mutants: true)])
         add(.jobPlanned(JobPlanned(jobID: "g", suite: "g", kind: .gate, expectedTests: expected)))

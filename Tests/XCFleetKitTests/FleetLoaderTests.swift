@@ -177,6 +177,19 @@ final class FleetLoaderTests: XCTestCase {
         ])
     }
 
+    func testDeadPeerSecondsIsReadAndBounded() throws {
+        let host = #"{"name": "a", "address": "10.0.0.7", "user": "u", "useAgent": true, "deadPeerSeconds": %@}"#
+        XCTAssertEqual(try fleet(#"{"hosts": [\#(host.replacingOccurrences(of: "%@", with: "6.5"))]}"#).hosts.first?.deadPeerSeconds, 6.5)
+        XCTAssertNil(try fleet(#"{"hosts": [{"name": "a", "address": "h", "user": "u", "useAgent": true}]}"#).hosts.first?.deadPeerSeconds)
+        XCTAssertEqual(problems(#"{"hosts": [\#(host.replacingOccurrences(of: "%@", with: "1"))]}"#), [
+            "fleet.json:1:99: hosts[0].deadPeerSeconds: must be between 3 and 86400 (got 1)",
+        ])
+        XCTAssertEqual(problems(#"{"hosts": [\#(host.replacingOccurrences(of: "%@", with: "\"30\""))]}"#).count, 1)
+        XCTAssertEqual(problems(#"{"hosts": [{"name": "l", "transport": "local", "deadPeerSeconds": 5}]}"#), [
+            "fleet.json:1:48: hosts[0].deadPeerSeconds: 'deadPeerSeconds' applies to ssh hosts only; remove it or set \"transport\": \"ssh\"",
+        ])
+    }
+
     func testProvisionerProblems() {
         XCTAssertEqual(problems("""
         {"provisioner": {"create": [], "release": ["./r", 1], "count": 0,

@@ -9,7 +9,8 @@ import Foundation
 public enum FleetLoader {
     public static let fleetKeys = ["hosts", "provisioner"]
     public static let hostKeys = ["name", "transport", "address", "port", "user", "identityFile", "useAgent", "passphraseEnv",
-                                  "knownHostsFile", "hostKeyPolicy", "labels", "slots", "workRoot", "toolchain", "environment"]
+                                  "knownHostsFile", "hostKeyPolicy", "labels", "slots", "workRoot", "toolchain", "environment",
+                                  "deadPeerSeconds"]
     public static let provisionerKeys = ["create", "release", "count", "host"]
     public static let toolchainKeys = ["swiftPath", "developerDir", "xcode"]
 
@@ -17,6 +18,8 @@ public enum FleetLoader {
     public static let slotRange = 1...64
     public static let provisionerCountRange = 1...256
     public static let defaultWorkRoot = "/tmp/xcfleet"
+    /// `deadPeerSeconds`: above two keepalive intervals of 1 s, at most a day.
+    public static let deadPeerRange = 3...86_400
     /// Name given to the provisioner's host template; created hosts get their own names.
     public static let provisionedTemplateName = "provisioned"
 
@@ -162,7 +165,7 @@ public enum FleetLoader {
 
         if transport == .local {
             // Keys that only mean something for ssh are mistakes on a local host.
-            for key in ["address", "port", "user", "identityFile", "useAgent", "passphraseEnv", "knownHostsFile", "hostKeyPolicy"] {
+            for key in ["address", "port", "user", "identityFile", "useAgent", "passphraseEnv", "knownHostsFile", "hostKeyPolicy", "deadPeerSeconds"] {
                 if let member = object.object[key] {
                     r.report("'\(key)' applies to ssh hosts only; remove it or set \"transport\": \"ssh\"",
                              at: object.path / key, member.keyPosition)
@@ -225,6 +228,9 @@ public enum FleetLoader {
         }
         if let field = object.field("hostKeyPolicy") {
             host.hostKeyPolicy = check(r.choice(field, options: [("strict", HostKeyPolicy.strict), ("accept-new", .acceptNew)])) ?? .strict
+        }
+        if let field = object.field("deadPeerSeconds") {
+            host.deadPeerSeconds = check(r.seconds(field, in: deadPeerRange))
         }
         ok = readCommon(object, into: &host, paths: paths, reader: &r) && ok
         return ok ? host : nil

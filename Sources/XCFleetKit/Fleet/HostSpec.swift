@@ -93,12 +93,16 @@ public struct HostSpec: Equatable, Codable, Sendable {
     public var workRoot: String
     public var toolchain: ToolchainSpec
     public var environment: [String: EnvironmentValue]
+    /// SSH hosts: a connection from which nothing at all (not even a keepalive reply) arrives for
+    /// this many seconds is declared lost and its job rerun elsewhere (fleet key `deadPeerSeconds`;
+    /// nil: `SSHShell.defaultDeadPeerSeconds`, 30 s). Keepalives go out every `min(5, this / 3)` s.
+    public var deadPeerSeconds: Double?
 
     public init(name: String, transport: HostTransport = .ssh, address: String = "", port: Int = 22, user: String = "",
                 identityFile: String? = nil, useAgent: Bool = false, passphraseEnv: String? = nil,
                 knownHostsFile: String? = nil, hostKeyPolicy: HostKeyPolicy = .strict, labels: [String] = [],
                 slots: Int = 1, workRoot: String = "/tmp/xcfleet", toolchain: ToolchainSpec = ToolchainSpec(),
-                environment: [String: EnvironmentValue] = [:]) {
+                environment: [String: EnvironmentValue] = [:], deadPeerSeconds: Double? = nil) {
         self.name = name
         self.transport = transport
         self.address = address
@@ -114,6 +118,7 @@ public struct HostSpec: Equatable, Codable, Sendable {
         self.workRoot = workRoot
         self.toolchain = toolchain
         self.environment = environment
+        self.deadPeerSeconds = deadPeerSeconds
     }
 
     /// The built-in local host: this Linux machine, one slot, work under the system temp directory.

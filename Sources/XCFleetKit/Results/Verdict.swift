@@ -147,8 +147,12 @@ public enum Verdict {
             return (ExitCode.gateRed, "gates red: " + testRed.map { "\($0.spec.name) (\($0.reasons.first ?? "red"))" }.joined(separator: "; "))
         }
         let infra = gates.filter { $0.status == .red || $0.status == .unschedulable || $0.status == .interrupted }
-        if let unusable = unusableHosts, !unusable.isEmpty {
-            return (ExitCode.infrastructure, "infrastructure: no usable host: " + unusable.sorted { $0.key < $1.key }.map { $0.value.hasPrefix("\($0.key):") ? $0.value : "\($0.key): \($0.value)" }.joined(separator: "; "))
+        if let unusable = unusableHosts, !unusable.isEmpty, !gates.isEmpty {
+            // "unschedulable: needs a host" would send the reader to the plan; the hosts are the problem.
+            let why = unusable.sorted { $0.key < $1.key }.map { host, reason in
+                reason.hasPrefix(host + ":") ? reason : "\(host): \(reason)"
+            }
+            return (ExitCode.infrastructure, "infrastructure: no host could be used (every host was set aside) — " + why.joined(separator: "; "))
         }
         if !infra.isEmpty {
             let why = infra.map { suite -> String in

@@ -89,13 +89,18 @@ struct AttemptExecutor: Sendable {
         }
 
         if let dir = directory {
+            // After a lost connection the host may be unreachable: a reconnect would hang until the
+            // connect deadline and hold back the rerun elsewhere, so it gets a few seconds only.
+            var lost = false
+            if case .connectionLost? = ended.termination { lost = true }
+            let limit = lost ? min(timeouts.cleanup, Self.cleanupAfterLostConnection) : timeouts.cleanup
             await phase(.cleanup) {
                 do {
                     // Cleanup runs even when the attempt was cancelled (Ctrl-C): detached, so it
                     // does not inherit the cancellation, but still under its own deadline.
                     let shell = self.shell
                     try await Task.detached {
-                        try await withDeadline(timeouts.cleanup, phase: .cleanup, host: shell.host.name) { try await shell.removeJobDirectory(dir) }
+                        try await withDeadline(limit, phase: .cleanup, host: shell.host.name) { try await shell.removeJobDirectory(dir) }
                     }.value
                 } catch {
                     log.append(.note("\(ref.jobID) attempt \(ref.attempt): cleanup on \(shell.host.name) failed: \(error)"))
@@ -117,6 +122,9 @@ struct AttemptExecutor: Sendable {
         else { outcome = .testsFailed }
         return (ended, outcome)
     }
+
+    /// Seconds the job directory's removal may take after the connection was lost (then it is left).
+    static let cleanupAfterLostConnection: Double = 3
 
     static func logName(_ ref: AttemptRef) -> String {
         String(ref.jobID.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }) + "-a\(ref.attempt).log"

@@ -35,8 +35,10 @@ public final class SSHShell: RemoteShell {
         let target = SSHTarget(host: host.address, port: host.port, user: host.user)
         let auth = try authMethod(for: host, environment: environment)
         let knownHosts = host.knownHostsFile ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.ssh/known_hosts")
+        let deadPeer = deadPeerSeconds(host)
         let deadlines = SSHDeadlines(connect: timeouts.connect, handshake: timeouts.connect, authentication: timeouts.connect,
-                                     operation: max(10, timeouts.cleanup), keepaliveInterval: 5, deadPeer: 30)
+                                     operation: max(10, timeouts.cleanup), keepaliveInterval: keepaliveInterval(deadPeer: deadPeer),
+                                     deadPeer: deadPeer)
         let policy: SSHHostKeyPolicy = host.hostKeyPolicy == .acceptNew ? .acceptNew : .strict
         do {
             let first = try await SSHConnection.connect(to: target, auth: auth, knownHostsFile: knownHosts,
@@ -47,6 +49,21 @@ public final class SSHShell: RemoteShell {
             if error.kind == .cancelled { throw CancellationError() }
             throw mapError(error, host: host.name)
         }
+    }
+
+    /// Dead-peer limit when the fleet file gives none.
+    public static let defaultDeadPeerSeconds: Double = 30
+
+    /// The host's `deadPeerSeconds`, clamped to 3 s … 1 day (default 30 s).
+    static func deadPeerSeconds(_ host: HostSpec) -> Double {
+        guard let s = host.deadPeerSeconds, s.isFinite else { return defaultDeadPeerSeconds }
+        return min(max(3, s), 86_400)
+    }
+
+    /// Keepalives every 5 s, or often enough that a live server answers at least twice within the
+    /// dead-peer limit (a 6 s limit sends one every 2 s).
+    static func keepaliveInterval(deadPeer: Double) -> Int {
+        max(1, min(5, Int(deadPeer / 3)))
     }
 
     static func authMethod(for host: HostSpec, environment: [String: String]) throws -> SSHAuthMethod {

@@ -1,0 +1,150 @@
+import Foundation
+import XCTest
+
+/// Real `sshd` hosts, each in its own network namespace (`scripts/testhosts.sh start-ns`), for
+/// fault injection: links can be taken down and hosts killed for real. Each instance has its own
+/// folder, namespace names and addresses (derived from the folder), and is stopped by `stop()`,
+/// or at process exit if a test forgot or crashed out of its tearDown.
+///
+/// Needs root and `ip netns`: otherwise `require()` skips, or fails when `CI` is set.
+final class NamespaceHosts: @unchecked Sendable {
+    let directory: String
+    let count: Int
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var live: Set<String> = []
+    nonisolated(unsafe) private static var atexitInstalled = false
+    nonisolated(unsafe) private static var counter = 0
+
+    static var script: String { TestHosts.packageRoot.appendingPathComponent("scripts/testhosts.sh").path }
+
+    /// Skips (or, on CI, fails) unless this process is root with a working `ip netns` and `sshd`.
+    static func require() throws {
+        var problem: String?
+        if getuid() != 0 {
+            problem = "not root (network namespaces need root)"
+        } else if !["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].contains(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+            problem = "`ip` is missing (apt-get install iproute2)"
+        } else if !FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd") {
+            problem = "sshd is missing (apt-get install openssh-server)"
+        } else if (try? TestHosts.shell(["ip", "netns", "list"])) == nil {
+            problem = "`ip netns list` does not work here"
+        }
+        guard let problem else { return }
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            throw NSError(domain: "NamespaceHosts", code: 1,
+                          userInfo: [NSLocalizedDescriptionKey: "fault-injection tests must run on CI but cannot: \(problem)"])
+        }
+        throw XCTSkip("fault-injection tests need root, ip netns and sshd: \(problem)")
+    }
+
+    /// Starts `count` namespace hosts whose fleet entries name `swiftPath` as toolchain.
+    init(count: Int, swiftPath: String) throws {
+        try Self.require()
+        Self.lock.lock()
+        Self.counter += 1
+        let n = Self.counter
+        let dir = NSTemporaryDirectory() + "xcf-ns-\(getpid())-\(n)"
+        Self.live.insert(dir)
+        if !Self.atexitInstalled {
+            Self.atexitInstalled = true
+            atexit { NamespaceHosts.stopAllLive() }
+        }
+        Self.lock.unlock()
+        directory = dir
+        self.count = count
+        do {
+            try Self.run(["env", "TESTHOSTS_SWIFT=\(swiftPath)", Self.script, "start-ns", String(count), dir])
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Deletes the namespaces, veths and routes, and the folder. Idempotent.
+    func stop() {
+        _ = try? Self.run([Self.script, "stop", directory])
+        try? FileManager.default.removeItem(atPath: directory)
+        Self.lock.lock()
+        Self.live.remove(directory)
+        Self.lock.unlock()
+    }
+
+    private static func stopAllLive() {
+        lock.lock()
+        let dirs = live
+        live = []
+        lock.unlock()
+        for dir in dirs {
+            _ = try? run([script, "stop", dir])
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+    }
+
+    func address(_ i: Int) -> String {
+        ((try? String(contentsOfFile: "\(directory)/h\(i)/address", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    var identityFile: String { "\(directory)/client_ed25519" }
+    var knownHostsFile: String { "\(directory)/known_hosts" }
+    var tag: String { ((try? String(contentsOfFile: "\(directory)/ns-tag", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
+    func workRoot(_ i: Int) -> String { "/tmp/xcfleet-\(tag)-h\(i)" }
+
+    /// Pulls host `i`'s cable (its namespace-side veth goes down): packets vanish, no reset, connects hang.
+    func linkDown(_ i: Int) throws { try Self.run([Self.script, "link-down", directory, String(i)]) }
+
+    /// SIGKILLs every process in host `i`'s namespace: sshd and all its sessions.
+    func killHost(_ i: Int) throws { try Self.run([Self.script, "kill-host", directory, String(i)]) }
+
+    /// Pids of every process in host `i`'s namespace.
+    func pids(_ i: Int) -> [Int32] {
+        let out = (try? Self.run([Self.script, "ns-pids", directory, String(i)])) ?? ""
+        return out.split(whereSeparator: \.isNewline).compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// A fleet entry (JSON object text) for host `i`.
+    func hostJSON(_ i: Int, slots: Int = 1, swiftPath: String, environment: [String: String] = [:], deadPeerSeconds: Double? = nil,
+                  name: String? = nil) -> String {
+        FleetJSON.host(name: name ?? "h\(i)", address: address(i), port: 22, identityFile: identityFile, knownHostsFile: knownHostsFile,
+                       slots: slots, workRoot: workRoot(i), swiftPath: swiftPath, environment: environment, deadPeerSeconds: deadPeerSeconds)
+    }
+
+    @discardableResult
+    static func run(_ args: [String]) throws -> String { try TestHosts.shell(args) }
+}
+
+/// Small JSON writers for the fleet and plan files of the fault and scale tests.
+enum FleetJSON {
+    static func quote(_ s: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8), as: UTF8.self)
+    }
+
+    static func host(name: String, address: String, port: Int, identityFile: String, knownHostsFile: String, slots: Int,
+                     workRoot: String, swiftPath: String, environment: [String: String] = [:], deadPeerSeconds: Double? = nil) -> String {
+        var parts = [
+            "\"name\": \(quote(name))", "\"address\": \(quote(address))", "\"port\": \(port)", "\"user\": \(quote(NSUserName()))",
+            "\"identityFile\": \(quote(identityFile))", "\"knownHostsFile\": \(quote(knownHostsFile))",
+            "\"labels\": [\"platform:linux\", \"swift\"]", "\"slots\": \(slots)", "\"workRoot\": \(quote(workRoot))",
+            "\"toolchain\": {\"swiftPath\": \(quote(swiftPath))}",
+        ]
+        if !environment.isEmpty {
+            parts.append("\"environment\": {" + environment.sorted { $0.key < $1.key }
+                .map { "\(quote($0.key)): {\"value\": \(quote($0.value))}" }.joined(separator: ", ") + "}")
+        }
+        if let deadPeerSeconds { parts.append("\"deadPeerSeconds\": \(deadPeerSeconds)") }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
+
+    static func fleet(_ hosts: [String]) -> String { "{\"hosts\": [\n  " + hosts.joined(separator: ",\n  ") + "\n]}\n" }
+
+    /// A plan of gate suites on the cache-contract template (36 tests each).
+    static func plan(suites: [String], repetitions: Int = 1, infraRetries: Int = 2, silence: Int = 30, test: Int = 120, connect: Int = 5) -> String {
+        let list = suites.map { name in
+            """
+            {"name": \(quote(name)), "template": "cache-contract", "kind": "gate", "repetitions": \(repetitions),
+             "retries": {"infrastructure": \(infraRetries), "testFailures": 0},
+             "timeouts": {"connect": \(connect), "push": 30, "build": 30, "test": \(test), "silence": \(silence), "cleanup": 10}}
+            """
+        }
+        return "{\"name\": \"faults\", \"suites\": [\n" + list.joined(separator: ",\n") + "\n]}\n"
+    }
+}
