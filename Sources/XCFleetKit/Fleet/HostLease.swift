@@ -207,7 +207,10 @@ public actor HostLeaseManager {
     @discardableResult
     public func heartbeat() async -> [String: [Int]] {
         let work = held.filter { !$0.value.slots.isEmpty }
-        let deadlines = commandDeadlines
+        // A dead host must not hold up the round: with the full command deadline, healthy hosts'
+        // heartbeats would age past the TTL and other runs could take their slots.
+        let limit = min(commandDeadlines.total, heartbeatInterval * 2)
+        let deadlines = CommandDeadlines(total: limit, silence: min(commandDeadlines.silence, limit))
         let replies = await withTaskGroup(of: (String, [[String]]?).self) { group in
             for (host, h) in work {
                 let command = HostLeaseScript.heartbeat(root: h.root, runID: h.runID, lease: h.lease, slots: h.slots.sorted())
