@@ -45,7 +45,7 @@ extension LineKind {
     }
 
     /// `Fatal error: …` at the start of a line (with a file prefix it is a `located` line).
-    static func fatalError(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
+    static func fatalErrorMessage(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         guard l.has("Fatal error:", at: 0) else { return false }
         events.append(.crash(message: l.string(from: 0)))
         return true

@@ -18,7 +18,7 @@ struct LineKind: Sendable {
         LineKind(name: "metric", leads: ascii("X"), parse: metric),
         LineKind(name: "restarting", leads: ascii("R"), parse: restarting),
         LineKind(name: "could-not-cast", leads: ascii("C"), parse: couldNotCast),
-        LineKind(name: "fatal-error", leads: ascii("F"), parse: fatalError),
+        LineKind(name: "fatal-error", leads: ascii("F"), parse: fatalErrorMessage),
         LineKind(name: "program-crashed", leads: ascii("*"), parse: programCrashed),
         LineKind(name: "bare-error", leads: ascii("e"), parse: bareError),
         LineKind(name: "located", leads: nil, parse: located),
