@@ -297,3 +297,37 @@ extension EndToEndTests {
         XCTAssertTrue(job.attempts.allSatisfy { ($0.infraError ?? "").contains("SIGKILL") }, "\(job.attempts.map(\.infraError))")
     }
 }
+
+extension EndToEndTests {
+    /// A run waiting for another run's slot lease stops at once on Ctrl-C.
+    func testCtrlCWhileWaitingForALeaseStopsAtOnce() throws {
+        func start(_ dir: URL) throws -> Process {
+            let p = Process()
+            p.executableURL = TestPaths.xcfleetBinary
+            p.arguments = ["run", "Plans/cache-contract.json", "--runs", dir.path]
+            p.currentDirectoryURL = TestPaths.packageRoot
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            return p
+        }
+        func events(_ dir: URL) -> String {
+            guard let run = try? FileManager.default.contentsOfDirectory(atPath: dir.path).first else { return "" }
+            return (try? String(contentsOf: dir.appendingPathComponent(run).appendingPathComponent("events.jsonl"), encoding: .utf8)) ?? ""
+        }
+        let first = runs.appendingPathComponent("first"), second = runs.appendingPathComponent("second")
+        let holder = try start(first)
+        defer { holder.terminate(); holder.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !events(first).contains("attemptStarted") { Thread.sleep(forTimeInterval: 0.1) }
+        XCTAssertTrue(events(first).contains("attemptStarted"), "the first run holds the slot")
+        let waiter = try start(second)
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertFalse(events(second).contains("attemptStarted"), "the second run waits for the lease")
+        let stopped = Date()
+        kill(waiter.processIdentifier, SIGINT)
+        waiter.waitUntilExit()
+        XCTAssertEqual(waiter.terminationStatus, 130)
+        XCTAssertLessThan(Date().timeIntervalSince(stopped), 10, "stopped promptly")
+    }
+}

@@ -107,6 +107,7 @@ actor RunCoordinator {
     private var finished = false
     private var waiter: CheckedContinuation<Void, Never>?
     private(set) var wasInterrupted = false
+    private var admissionTask: Task<Void, Never>?
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -135,26 +136,34 @@ actor RunCoordinator {
                                              workingDirectory: fleet.sourcePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path })
         }
         let timeouts = planned.first?.spec.timeouts ?? .defaults
-        await withTaskGroup(of: Void.self) { group in
-            for host in fleet.hosts {
-                group.addTask { await self.admit(host, runID: runID, leases: leases, timeouts: timeouts) }
-            }
-            if let provisioner, let spec = fleet.provisioner {
-                for index in 1...max(1, spec.count) {
-                    group.addTask {
-                        do {
-                            let host = try await provisioner.create(index: index)
-                            await self.note("provisioned \(host.name) at \(host.address):\(host.port)")
-                            await self.admit(host, runID: runID, leases: leases, timeouts: timeouts)
-                        } catch let error as ProvisionError {
-                            await self.setAside(error.host, reason: error.description)
-                        } catch {
-                            await self.setAside("prov-\(index)", reason: "\(error)")
+        // Admission runs in its own task so that Ctrl-C can cancel it (a host may be waiting for
+        // another run's lease, or a provisioner may be creating a VM).
+        let admission = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for host in fleet.hosts {
+                    group.addTask { await self.admit(host, runID: runID, leases: leases, timeouts: timeouts) }
+                }
+                if let provisioner, let spec = fleet.provisioner {
+                    for index in 1...max(1, spec.count) {
+                        group.addTask {
+                            do {
+                                let host = try await provisioner.create(index: index)
+                                await self.note("provisioned \(host.name) at \(host.address):\(host.port)")
+                                await self.admit(host, runID: runID, leases: leases, timeouts: timeouts)
+                            } catch let error as ProvisionError {
+                                await self.setAside(error.host, reason: error.description)
+                            } catch {
+                                await self.setAside("prov-\(index)", reason: "\(error)")
+                            }
                         }
                     }
                 }
             }
         }
+        admissionTask = admission
+        if wasInterrupted { admission.cancel() }
+        await admission.value
+        admissionTask = nil
         apply(scheduler.noMoreHosts())
         await leases.startHeartbeats()
         if !finished {
@@ -206,6 +215,7 @@ actor RunCoordinator {
         wasInterrupted = true
         log.append(.note("interrupted: no new jobs; cancelling \(running.count) running job(s)"))
         apply(scheduler.interrupt())
+        admissionTask?.cancel()
         for (_, task) in running { task.cancel() }
         if running.isEmpty { finish() }
     }
