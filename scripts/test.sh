@@ -15,9 +15,9 @@ log=$(mktemp -t xcfleet-test-XXXX.log)
 swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"; status=${PIPESTATUS[0]}
 # One plain closing line with the XCTest totals (the last "Executed" line is the overall one).
 summary=$(grep -E "Executed [0-9]+ tests?, with" "$log" | tail -n 1)
-executed=$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$summary")
-failures=$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$summary")
-skipped=$(grep -oE 'with [0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
+executed=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
+failures=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
+skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
 executed=${executed:-0}; failures=${failures:-0}; skipped=${skipped:-0}
 echo "tests: $((executed - failures - skipped)) passed, $failures failed, $skipped skipped"
 rm -f "$log"
