@@ -266,8 +266,10 @@ extension EndToEndTests {
         for file in ["compare.md", "compare.json", "compare.html"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: head.appendingPathComponent(file).path), "missing \(file)")
         }
+        let comparison = try JSONDecoder().decode(RunComparison.self, from: Data(contentsOf: head.appendingPathComponent("compare.json")))
+        XCTAssertTrue(comparison.newFailures.isEmpty && comparison.fixed.isEmpty && comparison.newlyFlaky.isEmpty, "\(comparison)")
         let md = try String(contentsOf: head.appendingPathComponent("compare.md"), encoding: .utf8)
-        XCTAssertFalse(md.localizedCaseInsensitiveContains("new failure") && md.contains("testC"), md)
+        XCTAssertTrue(md.contains("0 new failures"), md)
     }
 }
 
