@@ -91,53 +91,54 @@ enum ReportText {
 
     /// XML character data: `&`, `<`, `>` escaped (so `]]>` can never appear), illegal characters replaced.
     static func xmlText(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for s in legal(text).unicodeScalars {
+        escape(text) { s in
             switch s {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(s)
+            case "&": return "&amp;"
+            case "<": return "&lt;"
+            case ">": return "&gt;"
+            default: return nil
             }
         }
-        return out
     }
 
     /// XML attribute value (for double quotes): also quotes and whitespace controls as references,
     /// so tabs and line breaks survive attribute-value normalisation.
     static func xmlAttribute(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for s in legal(text).unicodeScalars {
+        escape(text) { s in
             switch s {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t": out += "&#9;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            default: out.unicodeScalars.append(s)
+            case "\"": return "&quot;"
+            case "'": return "&apos;"
+            case "\t": return "&#9;"
+            case "\n": return "&#10;"
+            case "\r": return "&#13;"
+            case "&": return "&amp;"
+            case "<": return "&lt;"
+            case ">": return "&gt;"
+            default: return nil
             }
         }
-        return out
     }
 
     /// HTML text or attribute value: every markup character escaped, illegal characters replaced.
     static func html(_ text: String) -> String {
+        escape(text) { s in
+            switch s {
+            case "&": return "&amp;"
+            case "<": return "&lt;"
+            case ">": return "&gt;"
+            case "\"": return "&quot;"
+            case "'": return "&#39;"
+            default: return nil
+            }
+        }
+    }
+
+    /// Replaces illegal characters, then each scalar the table names with its replacement.
+    private static func escape(_ text: String, _ replacement: (Unicode.Scalar) -> String?) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for s in legal(text).unicodeScalars {
-            switch s {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(s)
-            }
+            if let r = replacement(s) { out += r } else { out.unicodeScalars.append(s) }
         }
         return out
     }
