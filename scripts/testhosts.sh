@@ -33,6 +33,38 @@ set -euo pipefail
 
 die() { echo "testhosts: $*" >&2; exit 1; }
 
+# The `swift` the hosts run: TESTHOSTS_SWIFT (e.g. a fake toolchain for tests), else the one on PATH.
+toolchain_swift() {
+    local swift_path="${TESTHOSTS_SWIFT:-}"
+    [ -n "$swift_path" ] || swift_path=$(command -v swift 2>/dev/null || true)
+    echo "${swift_path:-/opt/swift/usr/bin/swift}"
+}
+
+# One host's keys and sshd_config: host_setup DIR HDIR PORT LISTEN_ADDRESS PATH_VALUE
+host_setup() {
+    local dir=$1 hdir=$2 port=$3 listen=$4 path_value=$5
+    [ -f "$hdir/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "$(basename "$hdir")" -f "$hdir/host_ed25519"
+    cp "$dir/client_ed25519.pub" "$hdir/authorized_keys"
+    cat > "$hdir/sshd_config" <<CFG
+Port $port
+ListenAddress $listen
+HostKey $hdir/host_ed25519
+AuthorizedKeysFile $hdir/authorized_keys
+PidFile $hdir/sshd.pid
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+PermitRootLogin yes
+StrictModes no
+UsePAM no
+MaxStartups 200
+MaxSessions 100
+LogLevel ERROR
+SetEnv PATH=$path_value HOME=$hdir/home
+Subsystem sftp internal-sftp
+CFG
+}
+
 free_port() {
     # A port nothing listens on (checked by trying to bind it).
     python3 - <<'PY' 2>/dev/null || perl -MIO::Socket::INET -e '$s=IO::Socket::INET->new(LocalAddr=>"127.0.0.1",LocalPort=>0,Listen=>1) or die; print $s->sockport'
@@ -125,9 +157,9 @@ cmd_start_ns() {
     dir=$(cd "$dir" && pwd)
     cmd_stop "$dir"
     mkdir -p /run/sshd 2>/dev/null || true
-    local swift_path="${TESTHOSTS_SWIFT:-}"
-    [ -n "$swift_path" ] || swift_path=$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-    local path_value; path_value="$(dirname "$swift_path"):/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+    local swift_path path_value
+    swift_path=$(toolchain_swift)
+    path_value="$(dirname "$swift_path"):/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 
     local hash tag octet i
     hash=$(printf '%s' "$dir" | sha256sum | cut -c1-8)
@@ -173,26 +205,7 @@ cmd_start_ns() {
         # A permanent neighbour entry: with the cable pulled (link-down), ARP would fail and
         # connects end at once with "No route to host"; a far-away host just never answers.
         ip neigh replace "$addr" lladdr "$(cat "/sys/class/net/$vn/address" 2>/dev/null || ip -n "$ns" -o link show "$vn" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)" dev "$vr" nud permanent 2>/dev/null || true
-        [ -f "$hdir/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "h$i" -f "$hdir/host_ed25519"
-        cp "$dir/client_ed25519.pub" "$hdir/authorized_keys"
-        cat > "$hdir/sshd_config" <<CFG
-Port 22
-ListenAddress $addr
-HostKey $hdir/host_ed25519
-AuthorizedKeysFile $hdir/authorized_keys
-PidFile $hdir/sshd.pid
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PubkeyAuthentication yes
-PermitRootLogin yes
-StrictModes no
-UsePAM no
-MaxStartups 200
-MaxSessions 100
-LogLevel ERROR
-SetEnv PATH=$path_value HOME=$hdir/home
-Subsystem sftp internal-sftp
-CFG
+        host_setup "$dir" "$hdir" 22 "$addr" "$path_value"
         ip netns exec "$ns" "$sshd" -f "$hdir/sshd_config" -E "$hdir/sshd.log" || die "sshd h$i failed to start in $ns (see $hdir/sshd.log)"
         # Port 22: known_hosts names the bare address, as OpenSSH looks it up.
         echo "$addr $(cut -d' ' -f1,2 "$hdir/host_ed25519.pub")" >> "$dir/known_hosts"
@@ -225,12 +238,9 @@ cmd_start() {
     cmd_stop "$dir"
     mkdir -p /run/sshd 2>/dev/null || true
 
-    local swift_path swift_dir path_value
-    swift_path="${TESTHOSTS_SWIFT:-}"  # e.g. a fake toolchain for tests
-    [ -n "$swift_path" ] || swift_path=$(command -v swift 2>/dev/null || true)
-    [ -n "$swift_path" ] || swift_path=/opt/swift/usr/bin/swift
-    swift_dir=$(dirname "$swift_path")
-    path_value="$swift_dir:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+    local swift_path path_value
+    swift_path=$(toolchain_swift)
+    path_value="$(dirname "$swift_path"):/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 
     [ -f "$dir/client_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C xcfleet-test-client -f "$dir/client_ed25519"
     : > "$dir/known_hosts"
@@ -239,27 +249,8 @@ cmd_start() {
     for i in $(seq 1 "$n"); do
         hdir="$dir/h$i"
         mkdir -p "$hdir/home"
-        [ -f "$hdir/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "h$i" -f "$hdir/host_ed25519"
-        cp "$dir/client_ed25519.pub" "$hdir/authorized_keys"
         port=$(free_port)
-        cat > "$hdir/sshd_config" <<CFG
-Port $port
-ListenAddress 127.0.0.1
-HostKey $hdir/host_ed25519
-AuthorizedKeysFile $hdir/authorized_keys
-PidFile $hdir/sshd.pid
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PubkeyAuthentication yes
-PermitRootLogin yes
-StrictModes no
-UsePAM no
-MaxStartups 200
-MaxSessions 100
-LogLevel ERROR
-SetEnv PATH=$path_value HOME=$hdir/home
-Subsystem sftp internal-sftp
-CFG
+        host_setup "$dir" "$hdir" "$port" 127.0.0.1 "$path_value"
         "$sshd" -f "$hdir/sshd_config" -E "$hdir/sshd.log" || die "sshd h$i failed to start (see $hdir/sshd.log)"
         echo "$port" > "$hdir/port"
         # Hashed known_hosts line for [127.0.0.1]:port (ssh-keygen -H hashes in place).

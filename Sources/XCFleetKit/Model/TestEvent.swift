@@ -93,13 +93,8 @@ public enum ContractID {
         while i < scalars.count {
             let c = scalars[i]
             if c == "C" || c == "K" {
-                let prevOK: Bool
-                if i == 0 {
-                    prevOK = true
-                } else {
-                    let p = scalars[i - 1]
-                    prevOK = !CharacterSet.letters.contains(p) || name.unicodeScalars.prefix(i).map(String.init).joined().hasSuffix("test")
-                }
+                let prevOK = i == 0 || !CharacterSet.letters.contains(scalars[i - 1])
+                    || (i >= 4 && String(String.UnicodeScalarView(scalars[(i - 4)..<i])) == "test")
                 var j = i + 1
                 while j < scalars.count, ("0"..."9").contains(scalars[j]) { j += 1 }
                 if prevOK, j > i + 1, j - i <= 3 {

@@ -16,6 +16,9 @@ public struct Collator {
         var ended = false
         /// Index of each test id in `report.tests`.
         var index: [TestIdentifier: Int] = [:]
+        /// Failure and skip lines seen before their test's end line.
+        var pendingFailures: [TestIdentifier: [FailureDetail]] = [:]
+        var pendingSkips: [TestIdentifier: String] = [:]
 
         mutating func record(_ result: TestResult) {
             if let i = index[result.id] {
@@ -61,18 +64,12 @@ public struct Collator {
             }
         }
 
-        var pendingFailures: [TestIdentifier: [FailureDetail]] = [:]
-        var pendingSkips: [TestIdentifier: String] = [:]
-
         mutating func close() {
             // Failures printed for a test that never printed its end still count as a failed test.
             for (id, failures) in pendingFailures.sorted(by: { $0.key < $1.key }) {
                 record(TestResult(id: id, status: .failed, failures: failures))
             }
             pendingFailures = [:]
-            for i in report.tests.indices where report.tests[i].skipReason == nil {
-                if let reason = pendingSkips[report.tests[i].id] { report.tests[i].skipReason = reason }
-            }
         }
     }
 

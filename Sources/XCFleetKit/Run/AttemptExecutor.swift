@@ -10,8 +10,8 @@ struct AttemptExecutor: Sendable {
     var logsDirectory: URL
     var driver = SwiftPMDriver()
 
-    /// Returns what ended the attempt, and the outcome the scheduler needs.
-    func execute() async -> (AttemptEnded, Scheduler.AttemptOutcome) {
+    /// Runs the attempt (its end is in the event log) and returns the outcome the scheduler needs.
+    func execute() async -> Scheduler.AttemptOutcome {
         let timeouts = job.spec.timeouts
         let collector = EventCollector(ref: ref, log: log, secrets: shell.host.secrets,
                                        rawLog: logsDirectory.appendingPathComponent(AttemptExecutor.logName(ref)))
@@ -120,7 +120,7 @@ struct AttemptExecutor: Sendable {
         else if ended.termination == .cancelled { outcome = .infraFailure("cancelled") }
         else if problems.isEmpty { outcome = .passed }
         else { outcome = .testsFailed }
-        return (ended, outcome)
+        return outcome
     }
 
     /// Seconds the job directory's removal may take after the connection was lost (then it is left).

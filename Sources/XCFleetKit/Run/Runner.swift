@@ -257,7 +257,7 @@ actor RunCoordinator {
             do {
                 let shell = try await self.shell(for: host, slot: slot, ref: ref, timeouts: job.spec.timeouts)
                 let executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
-                outcome = await executor.execute().1
+                outcome = await executor.execute()
                 // After an infrastructure failure the connection may be broken: reconnect next time.
                 if case .infraFailure = outcome { await self.dropShell(host: hostName, slot: slot, shell: shell) }
             } catch {
