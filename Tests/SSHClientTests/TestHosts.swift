@@ -22,7 +22,7 @@ enum TestHosts {
         var spec: HostSpec {
             HostSpec(name: name, transport: .ssh, address: "127.0.0.1", port: port, user: user,
                      identityFile: identityFile, knownHostsFile: knownHostsFile, hostKeyPolicy: .strict,
-                     labels: ["platform:linux", "swift"], slots: 2, workRoot: "/tmp/xcfleet-test-\(name)",
+                     labels: ["platform:linux", "swift"], slots: 2, workRoot: "\(directory)/\(name)/work",
                      toolchain: ToolchainSpec(swiftPath: "/opt/swift/usr/bin/swift"))
         }
 
