@@ -28,7 +28,7 @@ final class SSHRunTests: XCTestCase {
         let json = """
         {"hosts": [{"name": "\(h.name)", "address": "127.0.0.1", "port": \(h.port), "user": "\(h.user)",
           "identityFile": "\(h.identityFile)", "knownHostsFile": "\(h.knownHostsFile)", "slots": 1,
-          "labels": ["platform:linux", "swift"], "workRoot": "/tmp/xcfleet-sshrun-\(h.name)",
+          "labels": ["platform:linux", "swift"], "workRoot": "\(h.directory)/\(h.name)/sshrun",
           "toolchain": {"swiftPath": "/opt/swift/usr/bin/swift"}}]}
         """
         try Data(json.utf8).write(to: URL(fileURLWithPath: path))
