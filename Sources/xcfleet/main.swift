@@ -19,8 +19,9 @@ commands:
                        check every host: reachable, host key, auth, platform, toolchain, disk, latency
   report RUN_DIR [--compare OTHER_RUN_DIR]
                        rebuild every report of a run from its events.jsonl
-  parse [LOG|-] [--junit FILE] [--json]
-                       parse existing xcodebuild / swift test output
+  parse [LOG|-] [--junit FILE] [--json] [--source-root HOST_PREFIX=REPO_DIR]...
+                       parse existing xcodebuild / swift test output; paths under HOST_PREFIX
+                       are shown as files of REPO_DIR, relative to its repository (docs/locations.md)
   --version, --help
 
 common options: --templates DIR (where Templates/ and Sources/CacheContract/ are; also XCFLEET_HOME)
@@ -166,7 +167,14 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
 }
 
 func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, options: ["junit"], flags: ["json"], command: "parse")
+    let args = try Arguments(argv, options: ["junit", "source-root"], flags: ["json"], command: "parse")
+    let cwd = FileManager.default.currentDirectoryPath
+    let roots = try (args.repeated["source-root"] ?? []).map { arg -> LocationMapper.SourceRoot in
+        guard let root = LogParse.sourceRoot(argument: arg, currentDirectory: cwd) else {
+            throw UsageError("--source-root \(arg): give HOST_PREFIX=REPO_DIR, an absolute path as the log prints it and a folder here (e.g. --source-root /Users/runner/work/app/app=.)")
+        }
+        return root
+    }
     let input: FileHandle
     var name = "stdin"
     if let path = args.positionals.first, path != "-" {
@@ -176,7 +184,7 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     } else {
         input = FileHandle.standardInput
     }
-    let report = await LogParse.report(reading: input, name: name)
+    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots)
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }

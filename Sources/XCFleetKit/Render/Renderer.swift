@@ -16,6 +16,8 @@ public struct RenderedSuite: Equatable, Sendable {
     public var manifest: SuiteManifest
     /// Folder name inside the render output (`xcfleet render`).
     public var directoryName: String
+    /// Where each file came from (template, core source, generated, mutant), for `LocationMapper`.
+    public var sourceMap = SourceMap(base: .repository, entries: [])
 }
 
 public enum RenderError: Error, Equatable, CustomStringConvertible {
@@ -49,6 +51,8 @@ public struct Renderer: Sendable {
         guard let info = TemplateInfo.named(suite.template) else { throw RenderError.unknownTemplate(suite.template) }
         let packageName = Renderer.packageName(for: suite.name)
         var files: [String: WorkspaceFile] = [:]
+        let (base, prefix) = root.sourceBase()
+        var origins: [String: SourceOrigin] = [:]
         let substitutions = [
             "{{SUITE}}": suite.name, "{{PACKAGE_NAME}}": packageName, "{{TEST_TARGET}}": info.testTarget,
             "{{TEMPLATE}}": suite.template, "{{MUTANT_NOTE}}": mutant.map { "; mutant \($0.id): \($0.fault)" } ?? "",
@@ -57,24 +61,37 @@ public struct Renderer: Sendable {
             var text = String(decoding: data, as: UTF8.self)
             for (k, v) in substitutions { text = text.replacingOccurrences(of: k, with: v) }
             files[rel] = WorkspaceFile(path: rel, contents: Data(text.utf8))
+            origins[rel] = .template("\(prefix)Templates/package/\(rel)")
         }
         for (rel, data) in try readTree(root.cacheContractSources) where rel.hasSuffix(".swift") {
             let path = "Sources/CacheContract/\(rel)"
             files[path] = WorkspaceFile(path: path, contents: data)
+            origins[path] = .core("\(prefix)Sources/CacheContract/\(rel)")
         }
         let testDir = "Tests/\(info.testTarget)"
         var testFiles: [(String, Data)] = []
         for (rel, data) in try readTree(root.templates.appendingPathComponent(suite.template)) where rel.hasSuffix(".swift") {
             testFiles.append((rel, data))
             files["\(testDir)/\(rel)"] = WorkspaceFile(path: "\(testDir)/\(rel)", contents: data)
+            origins["\(testDir)/\(rel)"] = .template("\(prefix)Templates/\(suite.template)/\(rel)")
         }
         let settingsPath = "\(testDir)/XCFleetSettings.swift"
         files[settingsPath] = WorkspaceFile(path: settingsPath, contents: Data(Renderer.settingsFile(suite: suite, repetition: repetition, mutant: mutant?.id).utf8))
+        origins[settingsPath] = .generated("XCFleetSettings.swift")
         if let mutant {
             let replacement = root.templates.appendingPathComponent("mutants").appendingPathComponent(mutant.id).appendingPathComponent(mutant.file)
             guard files[mutant.replaces] != nil else { throw RenderError.mutantTargetMissing(mutant: mutant.id, path: mutant.replaces) }
             guard let data = FileManager.default.contents(atPath: replacement.path) else { throw RenderError.unreadable(replacement.path, "missing mutant file") }
             files[mutant.replaces] = WorkspaceFile(path: mutant.replaces, contents: data)
+            let original: String
+            switch origins[mutant.replaces] {
+            case .template(let p)?, .core(let p)?: original = p
+            case .generated(let n)?: original = n
+            case .mutant(_, let o, _)?: original = o
+            case nil: original = mutant.replaces
+            }
+            origins[mutant.replaces] = .mutant(id: mutant.id, original: original,
+                                               replacement: "\(prefix)Templates/mutants/\(mutant.id)/\(mutant.file)")
             if mutant.replaces.hasPrefix(testDir + "/") {
                 testFiles.removeAll { "\(testDir)/\($0.0)" == mutant.replaces }
                 testFiles.append((String(mutant.replaces.dropFirst(testDir.count + 1)), data))
@@ -86,10 +103,12 @@ public struct Renderer: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let manifestData = (try? encoder.encode(manifest)) ?? Data()
         files["xcfleet-manifest.json"] = WorkspaceFile(path: "xcfleet-manifest.json", contents: manifestData + Data([0x0A]))
+        origins["xcfleet-manifest.json"] = .generated("xcfleet-manifest.json")
         var dirName = suite.name
         if let mutant { dirName += "-mutant-\(mutant.id)" }
         if suite.repetitions > 1 { dirName += "-rep\(repetition)" }
-        return RenderedSuite(workspace: Workspace(files: Array(files.values)), manifest: manifest, directoryName: dirName)
+        let map = SourceMap(base: base, entries: origins.map { SourceMapEntry(path: $0.key, origin: $0.value) })
+        return RenderedSuite(workspace: Workspace(files: Array(files.values)), manifest: manifest, directoryName: dirName, sourceMap: map)
     }
 
     /// A SwiftPM-safe package name from a suite name.

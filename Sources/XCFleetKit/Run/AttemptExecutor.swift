@@ -36,6 +36,7 @@ struct AttemptExecutor: Sendable {
                 return dir
             }
             directory = dir
+            log.append(.hostPaths(ref, prefixes: [dir]))
             if job.spec.destination != nil {
                 // Apple hosts: toolchain check, simulator, xcodebuild test, xcresult (see XcodebuildJob).
                 let xcode = XcodebuildJob(shell: shell, directory: dir, input: XcodebuildJob.Input(job: job),

@@ -9,6 +9,8 @@ public struct PlannedJob: Sendable {
     public var filter: [String]?
     /// Capabilities a host needs (plan `requires` + the template's own).
     public var requires: [String]
+    /// Where the workspace's files came from (recorded in the event log before the job runs).
+    public var sourceMap: SourceMap?
 }
 
 /// Turns a plan into jobs: suite × shard × repetition, plus one job per mutant when asked.
@@ -39,7 +41,7 @@ public struct JobPlanner: Sendable {
                     let planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
                                              repetition: rep, mutant: nil, expectedTests: tests)
                     out.append(PlannedJob(planned: planned, spec: suite, workspace: rendered.workspace,
-                                          filter: shardCount > 1 ? tests : nil, requires: requires))
+                                          filter: shardCount > 1 ? tests : nil, requires: requires, sourceMap: rendered.sourceMap))
                 }
             }
             if suite.kind == .gate && (suite.mutants || forceMutants) {
@@ -49,7 +51,8 @@ public struct JobPlanner: Sendable {
                                              mutant: mutant.id, expectedTests: rendered.manifest.tests)
                     var spec = suite
                     spec.retries.testFailures = 0 // a mutant's failure is the expected outcome: never rerun it
-                    out.append(PlannedJob(planned: planned, spec: spec, workspace: rendered.workspace, filter: nil, requires: requires))
+                    out.append(PlannedJob(planned: planned, spec: spec, workspace: rendered.workspace, filter: nil, requires: requires,
+                                          sourceMap: rendered.sourceMap))
                 }
             }
         }

@@ -72,8 +72,12 @@ public final class Runner: Sendable {
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         log.append(.runStarted(RunStarted(runID: config.runID, planName: config.plan.name, planPath: config.plan.sourcePath,
                                           startedAt: iso.string(from: Date()), xcfleetVersion: XCFleet.version,
-                                          suites: config.plan.suites, hosts: config.fleet.hosts.map(\.name))))
-        for job in jobs { log.append(.jobPlanned(job.planned)) }
+                                          suites: config.plan.suites, hosts: config.fleet.hosts.map(\.name),
+                                          forge: ForgeLink.fromEnvironment(ProcessInfo.processInfo.environment))))
+        for job in jobs {
+            log.append(.jobPlanned(job.planned))
+            if let map = job.sourceMap { log.append(.sourceMap(jobID: job.planned.jobID, map: map)) }
+        }
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
         log.append(.runFinished(interrupted: interrupted))
