@@ -105,10 +105,11 @@ public struct LocationMapper: Sendable {
         return out
     }
 
-    /// Free text (a crash report, a failure message) with every absolute path or `file://` URL of
-    /// the package, with its `:line[:col]`, replaced by how the location is shown.
+    /// Free text (a crash report, a failure message) with every path of the package (absolute,
+    /// `file://`, or a relative `Module/File.swift` as `#fileID` prints it), with its `:line[:col]`,
+    /// replaced by how the location is shown. Words that are no file of the package stay as they are.
     public func rewrite(_ text: String) -> String {
-        guard !isEmpty, text.contains("/") else { return text }
+        guard !isEmpty, text.contains("/") || text.contains(".swift") else { return text }
         let chars = Array(text)
         var out = ""
         var i = 0
@@ -116,16 +117,24 @@ public struct LocationMapper: Sendable {
         let closers: Set<Character> = [" ", "\t", "\n", "\r", "\"", "'", ")", ">", "]", ",", ";", "`"]
         while i < chars.count {
             let boundary = i == 0 || openers.contains(chars[i - 1])
-            if boundary, chars[i] == "/" || Self.hasFileScheme(chars, at: i) {
+            if boundary, !closers.contains(chars[i]) {
                 var j = i
                 while j < chars.count, !closers.contains(chars[j]) { j += 1 }
                 var token = String(chars[i..<j])
+                // Absolute paths and file URLs, or relative ones naming a Swift file (`CacheContract/K.swift:12:`, `#fileID`).
+                guard chars[i] == "/" || Self.hasFileScheme(chars, at: i) || token.contains(".swift") else {
+                    out += token
+                    i = j
+                    continue
+                }
                 var trailing = ""
                 while token.hasSuffix(":") || token.hasSuffix(".") { trailing = String(token.removeLast()) + trailing }
                 let (path, line, column) = Self.splitLineSuffix(token)
                 let loc = map(file: path, line: line, column: column)
                 if loc.kind != .host {
                     out += loc.display + trailing
+                } else if let rest = hostFolderPath(path) {
+                    out += "(job folder)/" + rest + String(token.dropFirst(path.count)) + trailing
                 } else {
                     out += String(chars[i..<j])
                 }
@@ -136,6 +145,13 @@ public struct LocationMapper: Sendable {
             i += 1
         }
         return out
+    }
+
+    /// The part of a host path below one of the package's host folders (a binary, a build product).
+    private func hostFolderPath(_ path: String) -> String? {
+        let n = Self.normalize(path).path
+        for prefix in hostPrefixes { if let rest = Self.strip(n, prefix: prefix), !rest.isEmpty { return rest } }
+        return nil
     }
 
     // MARK: Paths
