@@ -227,3 +227,15 @@ final class LocationMapperTests: XCTestCase {
         XCTAssertEqual(fs.map(\.file), ["/private/Users/runner/work/app/app/ios/App/Tests/AppTests.swift", "ios/App/Tests/AppTests.swift"])
     }
 }
+
+extension LocationMapperTests {
+    func testAJobFolderReachedThroughASymlinkStillMaps() throws {
+        // The work root is a symlink: the fleet says …/link/…, the toolchain prints …/real/….
+        let mapper = LocationMapper(sourceMap: try renderedMap(), hostPrefixes: ["/srv/link/cache-gate.Ab3dE9xZ"])
+        XCTAssertEqual(mapper.map(file: "/srv/real/cache-gate.Ab3dE9xZ/Tests/CacheContractTests/XCFleetSettings.swift", line: 2).kind, .generated)
+        XCTAssertEqual(mapper.rewrite("Process '/srv/real/cache-gate.Ab3dE9xZ/.build/debug/t.xctest' exited"), "Process '(job folder)/.build/debug/t.xctest' exited")
+        // A generic folder name only matches as a whole prefix.
+        let generic = LocationMapper(sourceMap: try renderedMap(), hostPrefixes: ["/srv/link/.stage"])
+        XCTAssertEqual(generic.rewrite("'/srv/real/.stage/.build/t.xctest'"), "'/srv/real/.stage/.build/t.xctest'")
+    }
+}

@@ -53,7 +53,7 @@ public struct LocationMapper: Sendable {
         guard let map = sourceMap else { return host }
         var found: SourceMapEntry?
         for prefix in hostPrefixes {
-            if let rest = Self.strip(n.path, prefix: prefix), let e = map.entry(rest) { found = e; break }
+            if let rest = Self.strip(n.path, prefix: prefix) ?? Self.stripByName(n.path, prefix: prefix), let e = map.entry(rest) { found = e; break }
         }
         if found == nil { found = Self.suffixMatch(n.path, in: map) }
         guard let entry = found else { return host }
@@ -150,7 +150,7 @@ public struct LocationMapper: Sendable {
     /// The part of a host path below one of the package's host folders (a binary, a build product).
     private func hostFolderPath(_ path: String) -> String? {
         let n = Self.normalize(path).path
-        for prefix in hostPrefixes { if let rest = Self.strip(n, prefix: prefix), !rest.isEmpty { return rest } }
+        for prefix in hostPrefixes { if let rest = Self.strip(n, prefix: prefix) ?? Self.stripByName(n, prefix: prefix), !rest.isEmpty { return rest } }
         return nil
     }
 
@@ -190,6 +190,16 @@ public struct LocationMapper: Sendable {
         guard !prefix.isEmpty, prefix != "/" else { return nil }
         guard path.hasPrefix(prefix + "/") else { return nil }
         return String(path.dropFirst(prefix.count + 1))
+    }
+
+    /// The part after the prefix's own folder name anywhere in `path`: job and build folders have
+    /// unique names (`cache-gate-3f2a9c1d`), so a work root reached through a symlink, or printed
+    /// resolved, still matches. Short, generic names (`work`, `.stage`) only match as a whole prefix.
+    static func stripByName(_ path: String, prefix: String) -> String? {
+        guard let name = prefix.split(separator: "/").last, name.count >= 10, !name.hasPrefix("."),
+              name.contains(where: { $0 == "-" || $0 == "." }) else { return nil }
+        guard let r = path.range(of: "/" + name + "/", options: .backwards) else { return nil }
+        return String(path[r.upperBound...])
     }
 
     /// The entry sharing the most trailing path components with `path`: the entry's whole path,
