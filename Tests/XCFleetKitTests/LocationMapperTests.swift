@@ -110,6 +110,9 @@ final class LocationMapperTests: XCTestCase {
         XCTAssertEqual(mapper.rewrite("at /tmp/xcfleet-local/jobs/cache-gate-3c/Tests/CacheContractTests/MemoryKeyTests.swift:12:5."),
                        "at Templates/cache-contract/MemoryKeyTests.swift:12.")
         XCTAssertEqual(mapper.rewrite("expected 1/2 at /usr/lib/x.swift:3, got Other.swift"), "expected 1/2 at /usr/lib/x.swift:3, got Other.swift")
+        // A crash line glued to the end of a half-flushed stdout line.
+        XCTAssertEqual(mapper.rewrite("Test Case 'x' started at 12:00:00.123CacheContract/SessionCoordinator.swift:66: Fatal error: boom"),
+                       "Test Case 'x' started at 12:00:00.123Sources/CacheContract/SessionCoordinator.swift:66: Fatal error: boom")
         XCTAssertEqual(LocationMapper().rewrite("/tmp/a/Tests/CacheContractTests/MemoryKeyTests.swift:1"), "/tmp/a/Tests/CacheContractTests/MemoryKeyTests.swift:1")
     }
 

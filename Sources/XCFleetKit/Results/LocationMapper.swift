@@ -133,6 +133,8 @@ public struct LocationMapper: Sendable {
                 let loc = map(file: path, line: line, column: column)
                 if loc.kind != .host {
                     out += loc.display + trailing
+                } else if let (glued, inner) = gluedLocation(path, line: line, column: column) {
+                    out += glued + inner.display + trailing
                 } else if let rest = hostFolderPath(path) {
                     out += "(job folder)/" + rest + String(token.dropFirst(path.count)) + trailing
                 } else {
@@ -145,6 +147,21 @@ public struct LocationMapper: Sendable {
             i += 1
         }
         return out
+    }
+
+    /// A relative Swift path glued to other output (stdout and stderr interleave mid-line when a
+    /// test process crashes: `…started at 12:00:00.123CacheContract/K.swift:66`): the text before
+    /// the package path, and the location, when a start inside the first component maps.
+    private func gluedLocation(_ path: String, line: Int?, column: Int?) -> (String, SourceLocation)? {
+        guard !path.hasPrefix("/"), path.hasSuffix(".swift"), let slash = path.firstIndex(of: "/"),
+              path.distance(from: path.startIndex, to: slash) <= 200 else { return nil }
+        var i = path.index(after: path.startIndex)
+        while i < slash {
+            let loc = map(file: String(path[i...]), line: line, column: column)
+            if loc.kind != .host { return (String(path[..<i]), loc) }
+            i = path.index(after: i)
+        }
+        return nil
     }
 
     /// The part of a host path below one of the package's host folders (a binary, a build product).
