@@ -33,16 +33,31 @@ final class LocationMapperTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(RunEvent.self, from: data).body, .sourceMap(jobID: "j", map: rendered.sourceMap))
     }
 
-    func testAMutatedFileNamesTheMutantAndTheOriginal() throws {
+    func testAMutatedFileNamesTheMutantAndMapsLinesToTheOriginal() throws {
+        // key-without-account deletes `hasher.combine(account)` (line 28) and joins lines 36–37 into one.
         let map = try renderedMap(mutant: "key-without-account")
         let entry = try XCTUnwrap(map.entry("Sources/CacheContract/MemoryKey.swift"))
-        XCTAssertEqual(entry.origin, .mutant(id: "key-without-account", original: "Sources/CacheContract/MemoryKey.swift",
-                                             replacement: "Templates/mutants/key-without-account/MemoryKey.swift"))
-        let loc = LocationMapper(sourceMap: map, hostPrefixes: ["/w/jobs/j"]).map(file: "/w/jobs/j/Sources/CacheContract/MemoryKey.swift", line: 36)
-        XCTAssertEqual(loc.kind, .mutant)
-        XCTAssertEqual(loc.repositoryPath, "Templates/mutants/key-without-account/MemoryKey.swift")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent(loc.path ?? "-").path))
-        XCTAssertEqual(loc.display, "Templates/mutants/key-without-account/MemoryKey.swift:36 (mutant key-without-account of Sources/CacheContract/MemoryKey.swift)")
+        XCTAssertEqual(entry.origin, .mutant(id: "key-without-account", original: "Sources/CacheContract/MemoryKey.swift", replacement: nil))
+        XCTAssertEqual(entry.edits, [LineEdit(renderedStart: 28, renderedCount: 0, originalStart: 28, originalCount: 1),
+                                     LineEdit(renderedStart: 35, renderedCount: 1, originalStart: 36, originalCount: 2)])
+        XCTAssertEqual(map.entry("Sources/CacheContract/CachedLoader.swift")?.origin, .core("Sources/CacheContract/CachedLoader.swift"))
+        let mapper = LocationMapper(sourceMap: map, hostPrefixes: ["/w/jobs/j"])
+        let file = "/w/jobs/j/Sources/CacheContract/MemoryKey.swift"
+        XCTAssertEqual(mapper.map(file: file, line: 20).display, "Sources/CacheContract/MemoryKey.swift:20 (mutant key-without-account)")
+        XCTAssertEqual(mapper.map(file: file, line: 36).line, 38)
+        XCTAssertEqual(mapper.map(file: file, line: 36).repositoryPath, "Sources/CacheContract/MemoryKey.swift")
+        let inside = mapper.map(file: file, line: 35)
+        XCTAssertNil(inside.repositoryPath)
+        XCTAssertEqual(inside.display, "mutant key-without-account of Sources/CacheContract/MemoryKey.swift (in the mutant's edit)")
+        // The line really is the original's: same text on both sides.
+        let original = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Sources/CacheContract/MemoryKey.swift"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        let rendered = try Renderer(root: root).render(suite, mutant: XCTUnwrap(MutantSpec.all(in: root).first { $0.id == "key-without-account" }))
+        let renderedLines = String(decoding: try XCTUnwrap(rendered.workspace.file("Sources/CacheContract/MemoryKey.swift")).contents, as: UTF8.self)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        for l in 1...renderedLines.count {
+            if case .some(let o?) = entry.originalLine(l) { XCTAssertEqual(renderedLines[l - 1], original[o - 1], "rendered line \(l)") }
+        }
     }
 
     func testAPatchedFileMapsLinesAroundItsEditsToTheOriginal() {

@@ -75,6 +75,49 @@ public struct LineEdit: Equatable, Codable, Sendable {
     }
 }
 
+extension LineEdit {
+    /// The blocks of lines that differ between `original` and `rendered` (a longest-common-subsequence
+    /// line diff; files too large for it give one block from the first to the last differing line).
+    public static func between(original: Data, rendered: Data) -> [LineEdit] {
+        let a = String(decoding: original, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let b = String(decoding: rendered, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        var head = 0
+        while head < a.count, head < b.count, a[head] == b[head] { head += 1 }
+        var tail = 0
+        while tail < a.count - head, tail < b.count - head, a[a.count - 1 - tail] == b[b.count - 1 - tail] { tail += 1 }
+        let x = Array(a[head..<(a.count - tail)]), y = Array(b[head..<(b.count - tail)])
+        if x.isEmpty && y.isEmpty { return [] }
+        guard x.count * y.count <= 1_000_000, !x.isEmpty, !y.isEmpty else {
+            return [LineEdit(renderedStart: head + 1, renderedCount: y.count, originalStart: head + 1, originalCount: x.count)]
+        }
+        // lcs[i][j]: common lines of x[i...] and y[j...].
+        var lcs = Array(repeating: Array(repeating: 0, count: y.count + 1), count: x.count + 1)
+        for i in stride(from: x.count - 1, through: 0, by: -1) {
+            for j in stride(from: y.count - 1, through: 0, by: -1) {
+                lcs[i][j] = x[i] == y[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
+            }
+        }
+        var out: [LineEdit] = []
+        var i = 0, j = 0, si = 0, sj = 0
+        func flush() {
+            if i > si || j > sj { out.append(LineEdit(renderedStart: head + sj + 1, renderedCount: j - sj, originalStart: head + si + 1, originalCount: i - si)) }
+        }
+        while i < x.count || j < y.count {
+            if i < x.count, j < y.count, x[i] == y[j] {
+                flush()
+                i += 1; j += 1
+                si = i; sj = j
+            } else if j < y.count, i == x.count || lcs[i][j + 1] >= lcs[i + 1][j] {
+                j += 1
+            } else {
+                i += 1
+            }
+        }
+        flush()
+        return out
+    }
+}
+
 /// Where a rendered file came from; paths are relative to the map's base.
 public enum SourceOrigin: Equatable, Codable, Sendable {
     /// A template file (`Templates/cache-contract/MemoryKeyTests.swift`, `Templates/package/Package.swift`).
