@@ -329,7 +329,7 @@ final class PlanLoaderTests: XCTestCase {
 
     func testDevicesAndOversizedFilesAreRefused() throws {
         XCTAssertThrowsError(try PlanLoader.load(path: "/dev/zero", knownTemplates: Self.templates)) { error in
-            XCTAssertEqual((error as? PlanValidationError)?.description, "/dev/zero: cannot read the file: not a regular file")
+            XCTAssertEqual((error as? PlanValidationError)?.description, "/dev/zero: cannot read the file: not a regular file (it is a device, or a link to one); give a regular file")
         }
         let big = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-big-\(UUID().uuidString).json")
         try Data(count: (4 << 20) + 1).write(to: big)
