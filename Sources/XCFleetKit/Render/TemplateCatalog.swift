@@ -1,4 +1,5 @@
 import Foundation
+import SSHClient
 
 /// Where xcfleet's pushed files live: a folder holding `Templates/` and `Sources/CacheContract/`.
 ///
@@ -102,7 +103,7 @@ public struct MutantSpec: Equatable, Codable, Sendable {
             let manifest = dir.appendingPathComponent(name).appendingPathComponent("mutant.json")
             guard fm.fileExists(atPath: manifest.path) else { continue }
             do {
-                out.append(try JSONDecoder().decode(MutantSpec.self, from: Data(contentsOf: manifest)))
+                out.append(try JSONDecoder().decode(MutantSpec.self, from: InputFile.read(manifest.path)))
             } catch {
                 throw RenderError.badMutant(manifest.path, "\(error)")
             }
