@@ -27,9 +27,9 @@ final class SafePathTests: XCTestCase {
         ]}
         """)
         XCTAssertEqual(p.count, 3, p.joined(separator: "\n"))
-        XCTAssertTrue(p[0].hasPrefix("p.json:2:13: suites[0].name: must not be '.' or '..'"), p[0])
-        XCTAssertTrue(p[1].hasPrefix("p.json:3:13: suites[1].name: must not be '.' or '..'"), p[1])
-        XCTAssertTrue(p[2].hasPrefix("p.json:4:13: suites[2].name: must not start with '.'"), p[2])
+        XCTAssertTrue(p[0].hasPrefix("p.json:2:12: suites[0].name: must not be '.' or '..'"), p[0])
+        XCTAssertTrue(p[1].hasPrefix("p.json:3:12: suites[1].name: must not be '.' or '..'"), p[1])
+        XCTAssertTrue(p[2].hasPrefix("p.json:4:12: suites[2].name: must not start with '.'"), p[2])
     }
 
     func testHostNamesAreRefusedTheSameWay() throws {
