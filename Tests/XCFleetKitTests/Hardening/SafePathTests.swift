@@ -26,7 +26,7 @@ final class SafePathTests: XCTestCase {
           {"name": "ok.name_1-2", "template": "cache-contract"}
         ]}
         """)
-        XCTAssertEqual(p.count, 3, p.joined(separator: "\n"))
+        guard p.count == 3 else { return XCTFail("expected 3 problems, got: \(p)") }
         XCTAssertTrue(p[0].hasPrefix("p.json:2:12: suites[0].name: must not be '.' or '..'"), p[0])
         XCTAssertTrue(p[1].hasPrefix("p.json:3:12: suites[1].name: must not be '.' or '..'"), p[1])
         XCTAssertTrue(p[2].hasPrefix("p.json:4:12: suites[2].name: must not start with '.'"), p[2])
