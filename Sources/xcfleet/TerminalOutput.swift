@@ -67,7 +67,7 @@ final class PlainConsole: ConsoleBackend, @unchecked Sendable {
         defer { lock.unlock() }
         let lines = narrator.lines(for: event)
         guard !lines.isEmpty else { return }
-        let text = lines.map { ProgressNarrator.timestamp(event.t) + "  " + $0.text + "\n" }.joined()
+        let text = lines.map { ProgressNarrator.timestamp(event.t) + "  " + TerminalOutput.clean($0.text) + "\n" }.joined()
         // Enqueued under the lock, so lines keep the order of their events.
         queue.async { TerminalOutput.write(text) }
     }
