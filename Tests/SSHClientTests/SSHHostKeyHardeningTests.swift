@@ -92,3 +92,32 @@ final class SSHHostKeyHardeningTests: XCTestCase {
         XCTAssertTrue(found.contains("ssh-ed25519"), "OpenSSH finds the lower-cased name: \(found)")
     }
 }
+
+extension SSHHostKeyHardeningTests {
+    /// Issue 10 item 9 for SSH inputs: an identity file or known_hosts that is a link to a FIFO
+    /// fails at once with a message instead of hanging the connection.
+    func testIdentityFileAndKnownHostsBehindAFIFOLinkFailFast() async throws {
+        let h = hosts[0]
+        let fifo = scratch + "/fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        try FileManager.default.createSymbolicLink(atPath: scratch + "/id_link", withDestinationPath: fifo)
+        try FileManager.default.createSymbolicLink(atPath: scratch + "/kh_link", withDestinationPath: fifo)
+        let start = Date()
+        do {
+            let c = try await SSHConnection.connect(to: h.target, auth: .keyFile(path: scratch + "/id_link", passphrase: nil), knownHostsFile: h.knownHostsFile)
+            await c.close()
+            XCTFail("connected with a FIFO as identity file")
+        } catch let e as SSHError {
+            XCTAssertEqual(e.kind, .keyFile, e.message)
+            XCTAssertTrue(e.message.contains("not a regular file (it is a FIFO"), e.message)
+        }
+        do {
+            let c = try await SSHConnection.connect(to: h.target, auth: h.auth, knownHostsFile: scratch + "/kh_link")
+            await c.close()
+            XCTFail("connected with a FIFO as known_hosts")
+        } catch let e as SSHError {
+            XCTAssertEqual(e.kind, .hostKeyFile, e.message)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+    }
+}

@@ -104,3 +104,35 @@ final class RedactionChokePointTests: XCTestCase {
         for (name, text) in files { XCTAssertFalse(text.contains(secret), "\(name) leaks the secret parameter") }
     }
 }
+
+extension RedactionChokePointTests {
+    /// The attempt's raw log and events: a PEM secret from the fleet printed by the test process
+    /// line by line, in 3-byte chunks, never lands in `logs/…log` or events.jsonl; a plan secret
+    /// given only to the event log (not to the host) is masked in the raw log too.
+    func testRawLogOfAnAttemptRedactsAMultiLineSecretPrintedLineByLine() async throws {
+        let pem = RedactorStreamTests.pem
+        let planSecret = "plan-param-SECRET-55"
+        var host = HostSpec(name: "linux-1", address: "10.0.0.6", user: "ci", slots: 1)
+        host.environment["KEY"] = EnvironmentValue(pem, secret: true)
+        // Re-wrapped with \r\n (as a pty does), so the whole key never appears verbatim: each line must be caught.
+        let printed = pem.split(separator: "\n").map { "\($0)\r\n" }.joined() + "param=\(planSecret)\n"
+        let shell = ScriptedShell(host: host, script: [
+            ("swift build", ScriptedShell.Reply(stdout: "Build complete!\n")),
+            ("", ScriptedShell.Reply(stdout: "Test Suite 'All tests' started at 2025-06-01 12:00:00.000\n" + printed, termination: .exited(0), chunkSize: 3)),
+        ])
+        let spec = SuiteSpec(name: "s", template: "cache-contract")
+        let job = PlannedJob(planned: JobPlanned(jobID: "s", suite: "s", kind: .gate, expectedTests: []),
+                             spec: spec, workspace: Workspace(files: []), filter: nil, requires: [])
+        let runDir = try TestPaths.temporaryDirectory("rawlog-redaction")
+        let log = try EventLog(directory: runDir, secrets: [planSecret])
+        let logs = runDir.appendingPathComponent("logs")
+        _ = await AttemptExecutor(job: job, ref: AttemptRef(jobID: "s", attempt: 1), shell: shell, log: log, logsDirectory: logs).execute()
+        let raw = try String(contentsOf: logs.appendingPathComponent("s-a1.log"), encoding: .utf8)
+        XCTAssertTrue(raw.contains("Test Suite 'All tests' started"), raw)
+        XCTAssertEqual(raw.components(separatedBy: "[redacted]").count - 1, pem.split(separator: "\n").count + 1, raw.debugDescription)
+        for (name, text) in try allText(runDir) {
+            for line in pem.split(separator: "\n") { XCTAssertFalse(text.contains(line), "\(name) leaks \(line)") }
+            XCTAssertFalse(text.contains(planSecret), "\(name) leaks the plan secret")
+        }
+    }
+}
