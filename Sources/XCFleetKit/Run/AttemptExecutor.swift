@@ -54,7 +54,7 @@ struct AttemptExecutor: Sendable {
                 for e in outcome.extraEvents { collector.inject(e) }
                 ended = outcome.ended
             } else {
-                phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter), timeouts.test)] {
+                phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter, environment: TestRunEnvironment.variables(for: job.planned)), timeouts.test)] {
                     let termination = try await phase(p) {
                         try await shell.run(command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
                             collector.consume(chunk)

@@ -31,6 +31,8 @@ final class RedactionChokePointTests: XCTestCase {
         let shell = ScriptedShell(host: HostSpec(name: "mac-1", address: "10.0.0.5", user: "ci", labels: ["platform:macos"], slots: 1), script: [
             ("xcodebuild -version", ScriptedShell.Reply(stdout: XcodeFixtures.versionOutput("16.4", "16F6"))),
             ("xcodebuild -list -json", ScriptedShell.Reply(stdout: "{\"workspace\":{\"name\":\"xcfleet-cache-contract\",\"schemes\":[\"CacheContract\"]}}")),
+            ("xcodebuild build-for-testing", ScriptedShell.Reply()),
+            ("ls -1t ", ScriptedShell.Reply(stdout: "CacheContract_macosx15.5-arm64.xctestrun\n")),
             ("xcodebuild test", ScriptedShell.Reply(stdout: XcodebuildJobTests.streamedRun + "printed \(Self.messageSecret)\n", termination: .exited(65), chunkSize: 5)),
             ("xcrun xcresulttool get test-results", ScriptedShell.Reply(stdout: bundleJSON, chunkSize: 500)),
         ])
