@@ -1,4 +1,5 @@
 import Foundation
+import SSHClient
 
 /// Where xcfleet's pushed files live: a folder holding `Templates/` and `Sources/CacheContract/`.
 ///
@@ -106,7 +107,7 @@ public struct MutantSpec: Equatable, Codable, Sendable {
     /// is a `RenderError.badMutant` naming the file.
     public static func load(_ url: URL) throws -> MutantSpec {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw RenderError.unreadable(url.path, "\(error.localizedDescription)") }
+        do { data = try InputFile.read(url.path) } catch { throw RenderError.unreadable(url.path, error.reason) }
         struct OldForm: Decodable { var replaces: String?; var file: String? }
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
