@@ -23,7 +23,10 @@ final class SourceLocationRunTests: XCTestCase {
             try fm.createDirectory(at: dest.deletingLastPathComponent(), withIntermediateDirectories: true)
             try fm.copyItem(at: TestHosts.packageRoot.appendingPathComponent(part), to: dest)
         }
+        // Equality and hash both ignore the account (as mutant key-without-account does): hash and
+        // equality stay consistent, so the tests fail rather than crash in a Dictionary at random.
         try edit("Sources/CacheContract/MemoryKey.swift", "return account == other.account\n            && resource == other.resource", "return resource == other.resource")
+        try edit("Sources/CacheContract/MemoryKey.swift", "        hasher.combine(account)\n", "")
         coreLine = try edit("Sources/CacheContract/SessionCoordinator.swift", "public func abandon(_ ticket: Ticket) {\n",
                             "public func abandon(_ ticket: Ticket) {\n        preconditionFailure(\"deliberately broken core\")\n")
         testLine = try edit("Templates/cache-contract/DictionaryCacheTests.swift", "let name = \"testC10_doubleNeverEvicts\"\n",
