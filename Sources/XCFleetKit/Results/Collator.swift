@@ -92,6 +92,7 @@ public struct Collator {
         var attemptOrder: [AttemptRef] = []
         var unschedulable: [String: String] = [:]
         var setAside: [String: String] = [:]
+        var hostChanges: [HostChange] = []
         var notes: [String] = []
         var interrupted = false
         var finished = false
@@ -129,6 +130,12 @@ public struct Collator {
                 unschedulable[jobID] = reason
             case .hostSetAside(let host, let reason):
                 setAside[host] = reason
+                hostChanges.append(HostChange(t: event.t, host: host, change: .setAside, reason: reason))
+            case .hostProbation(let host, let reason):
+                hostChanges.append(HostChange(t: event.t, host: host, change: .probation, reason: reason))
+            case .hostRejoined(let host):
+                setAside[host] = nil
+                hostChanges.append(HostChange(t: event.t, host: host, change: .rejoined, reason: nil))
             case .note(let text):
                 notes.append(text)
             case .runFinished(let wasInterrupted):
@@ -200,6 +207,6 @@ public struct Collator {
                          planPath: start?.planPath ?? "", startedAt: start?.startedAt ?? "",
                          xcfleetVersion: start?.xcfleetVersion ?? "", duration: lastT, interrupted: interrupted,
                          hosts: hosts, hostsSetAside: setAside, suites: suites, totals: totals,
-                         exitCode: code, verdictLine: line, notes: notes)
+                         exitCode: code, verdictLine: line, notes: notes, hostChanges: hostChanges.isEmpty ? nil : hostChanges)
     }
 }
