@@ -42,6 +42,9 @@ final class XCFleetProcess: @unchecked Sendable {
     }
 
     var pid: Int32 { process.processIdentifier }
+
+    /// The exit status once the process has ended, nil while it runs (never kills it).
+    var exitStatusIfEnded: Int32? { process.isRunning ? nil : process.terminationStatus }
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
 
     /// Every complete event line written so far (a partly written last line is skipped).

@@ -181,11 +181,9 @@ actor RunCoordinator {
                 if finished { c.resume() } else { waiter = c }
             }
         }
-        // Probes of hosts that were lost stop with the run.
-        let probes = recovering.values
+        // Probes of hosts that were lost stop with the run (a probe that still ends logs nothing: `finished`).
+        for probe in recovering.values { probe.cancel() }
         recovering = [:]
-        for probe in probes { probe.cancel() }
-        for probe in probes { await probe.value }
         // Release in every case (normal end, error, interrupt): leases first, then hosts we created.
         for (host, problem) in await leases.release().sorted(by: { $0.key < $1.key }) {
             log.append(.note("releasing the slot lease on \(host) failed: \(problem)"))
