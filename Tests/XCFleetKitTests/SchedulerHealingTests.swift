@@ -134,6 +134,20 @@ final class SchedulerHealingTests: XCTestCase {
         XCTAssertEqual(starts(plain.start()).map(\.host), ["big"])
     }
 
+    /// A free slot goes first to a job whose build the host holds, even before a longer job that
+    /// would need a cold build there; the slot is used either way, and the longer job follows.
+    func testAFreeSlotGoesFirstToAJobWhoseBuildTheHostHolds() {
+        let jobs = [SchedulerJob(id: "long-cold", suite: "m", expectedSeconds: 100, build: build("M")),
+                    SchedulerJob(id: "short-cached", suite: "k", expectedSeconds: 10, build: build("K"))]
+        var s = Scheduler(jobs: jobs, hosts: [SchedulerHost(name: "h", slots: 1)])
+        _ = s.buildCached(host: "h", key: "K")
+        XCTAssertEqual(starts(s.start()).map(\.job), ["short-cached"])
+        XCTAssertEqual(starts(s.attemptFinished(jobID: "short-cached", attempt: 1, outcome: .passed)).map(\.job), ["long-cold"])
+        // Without keys: longest first, as always.
+        var plain = Scheduler(jobs: jobs.map { var j = $0; j.build = nil; return j }, hosts: [SchedulerHost(name: "h", slots: 1)])
+        XCTAssertEqual(starts(plain.start()).map(\.job), ["long-cold"])
+    }
+
     /// A failed build (or lost attempt) frees the key for the next job; a finished failed build is not cached.
     func testAFailedBuildIsNotCachedAndReleasesTheKey() {
         let jobs = (0..<2).map { SchedulerJob(id: "k\($0)", suite: "s", expectedSeconds: 10, infraRetries: 0, build: build("K")) }

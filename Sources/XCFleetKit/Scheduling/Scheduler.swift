@@ -550,8 +550,17 @@ public struct Scheduler: Sendable {
         return gone.isEmpty ? what : what + "; the hosts that had it are gone: " + gone.joined(separator: ", ")
     }
 
-    /// Offers free slots to queued jobs, longest first.
+    /// Offers free slots to queued jobs, longest first. When builds are known, two passes: first
+    /// the jobs whose build is cached (or incremental) on a host with a free slot, then the rest —
+    /// a free slot goes to a job that needs no cold build there before one that does, and no slot
+    /// stays free for it (so it never delays the run).
     private mutating func dispatch() -> [Action] {
+        guard freeSlotCount() > 0, !queue.isEmpty else { return [] }
+        guard queue.contains(where: { jobs[$0].job.build != nil }) else { return dispatch(cheapOnly: false) }
+        return dispatch(cheapOnly: true) + dispatch(cheapOnly: false)
+    }
+
+    private mutating func dispatch(cheapOnly: Bool) -> [Action] {
         var free = freeSlotCount()
         guard free > 0, !queue.isEmpty else { return [] }
         var actions: [Action] = []
@@ -563,6 +572,10 @@ public struct Scheduler: Sendable {
                 break
             }
             guard let (h, slot) = placement(for: i) else {
+                remaining.append(i)
+                continue
+            }
+            if cheapOnly, let build = jobs[i].job.build, Scheduler.source(build, cached: hosts[h].cached) == .cold {
                 remaining.append(i)
                 continue
             }
