@@ -127,7 +127,8 @@ actor RunCoordinator {
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
                          expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
-                         infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures)
+                         infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures,
+                         build: Self.build(for: job))
         }
         // Hosts join as they pass their health check and lease their slots; until every host has
         // been admitted or set aside, nothing is declared unschedulable.
@@ -215,6 +216,7 @@ actor RunCoordinator {
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
             for r in acquisition.reaped { log.append(.note("\(host.name): reaped the process record of a dead run: \(r)")) }
+            noteCachedBuilds(on: host.name, keys: Self.cachedBuildKeys(acquisition))
             log.append(.note("\(host.name): admitted with \(leaseSlots.count) slot(s) (leases \(leaseSlots.map(String.init).joined(separator: ",")))"))
             apply(scheduler.hostJoined(schedulerHost))
         case .setAside(let reason):
@@ -321,6 +323,33 @@ actor RunCoordinator {
     }
 }
 
+// MARK: - Builds (issue 9 item 5): what the scheduler needs to know; nil/empty until the host build cache lands
+
+extension RunCoordinator {
+    /// The job's build key and cost estimates (cold / incremental / cached seconds) for the
+    /// scheduler. Nil (the scheduler ignores builds for the job) until the build cache gives jobs keys.
+    static func build(for job: PlannedJob) -> SchedulerJob.Build? { nil }
+
+    /// Build keys a host holds complete builds of, as admission found them (`<workRoot>/builds/*`
+    /// markers). Empty until the build cache lists them.
+    static func cachedBuildKeys(_ acquisition: LeaseAcquisition) -> [String] { [] }
+
+    /// Tells the scheduler which builds `host` already holds (it prefers that host for those jobs).
+    func noteCachedBuilds(on host: String, keys: [String]) {
+        for key in keys { apply(scheduler.buildCached(host: host, key: key)) }
+    }
+
+    /// A job's build on `host` started or ended (the runner saw the build phase): other jobs of the
+    /// key wait for it there rather than build it a second time, and go there once it is cached.
+    func noteBuild(jobID: String, host: String, key: String, started: Bool, succeeded: Bool = true) {
+        if started {
+            apply(scheduler.buildStarted(host: host, key: key, jobID: jobID))
+        } else {
+            apply(scheduler.buildFinished(host: host, key: key, succeeded: succeeded))
+        }
+    }
+}
+
 // MARK: - Healing: probation, probes, re-admission, orphaned process groups (issue 14)
 
 extension RunCoordinator {
@@ -404,6 +433,7 @@ extension RunCoordinator {
             for r in acquisition.reaped { log.append(.note("\(spec.name): reaped the process record of a dead run: \(r)")) }
             for r in reaped { log.append(.note("\(spec.name): killed the orphaned process group of an attempt lost earlier: \(r)")) }
             log.append(.hostRejoined(host: spec.name))
+            noteCachedBuilds(on: spec.name, keys: Self.cachedBuildKeys(acquisition))
             if scheduler.isOnProbation(spec.name) {
                 apply(scheduler.hostRecovered(spec.name))
             } else {
