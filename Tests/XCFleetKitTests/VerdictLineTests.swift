@@ -68,3 +68,18 @@ final class VerdictLineTests: XCTestCase {
         XCTAssertEqual(line, "gates red: gate (gate#1@h2: 2 tests failed: A/x, A/y)")
     }
 }
+
+/// Hosts that left and rejoined are in summary.md (issue 14 item 3).
+final class HostChangesSummaryTests: XCTestCase {
+    func testSummaryShowsWhenHostsLeftAndRejoined() {
+        var report = SampleReports.green
+        report.hostChanges = [HostChange(t: 4.25, host: "mac-b", change: .probation, reason: "connection to mac-b lost during test: dead peer"),
+                              HostChange(t: 9.5, host: "mac-b", change: .rejoined, reason: nil)]
+        let md = MarkdownSummaryRenderer().markdown(report)
+        XCTAssertTrue(md.contains("host mac-b on probation at 4.2 s: connection to mac-b lost during test: dead peer"), md)
+        XCTAssertTrue(md.contains("host mac-b rejoined at 9.5 s"), md)
+        // Old reports (no hostChanges) read and render as before.
+        let data = try? JSONEncoder().encode(SampleReports.green)
+        XCTAssertFalse(String(decoding: data ?? Data(), as: UTF8.self).contains("hostChanges"))
+    }
+}
