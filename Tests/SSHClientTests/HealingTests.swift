@@ -87,6 +87,9 @@ final class HealingTests: XCTestCase {
         }
         XCTAssertNotNil(probation, "\(victim) never went on probation:\n\(run.output)")
         XCTAssertTrue(isLive(frozen), "the frozen process outlives its lost connection (the orphan this test is about)")
+        // The cable stays out a little longer than the connect deadline: an attempt sent there now
+        // (the old behaviour) would fail to connect and spend a retry.
+        Thread.sleep(forTimeInterval: 4)
         try h.linkUp(index(victim))
         let status = run.waitForExit(timeout: 90)
         XCTAssertEqual(status, 0, run.output)
@@ -109,6 +112,7 @@ final class HealingTests: XCTestCase {
         XCTAssertEqual(report.hostChanges?.filter { $0.host == victim }.map(\.change), [.probation, .rejoined])
         XCTAssertEqual(report.hostsSetAside, [:])
         XCTAssertEqual(h.nonSSHDProcesses(index(victim)), [], "left on \(victim)")
+        if testRun?.failureCount ?? 0 > 0 { print(run.output); print(events.map { "\($0.t) \($0.body)" }.filter { !$0.contains("test(") }.joined(separator: "\n")) }
         print("HealingTests: lost at \(String(format: "%.1f", probationAt)) s, rejoined at \(String(format: "%.1f", rejoinedAt)) s, frozen group killed")
     }
 
