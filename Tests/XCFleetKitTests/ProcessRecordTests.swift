@@ -135,3 +135,30 @@ final class ProcessRecordTests: XCTestCase {
         _ = await manager.release()
     }
 }
+
+extension ProcessRecordTests {
+    /// A record's `dir` is removed only when it is a folder below the work root: never the work
+    /// root itself, a dot folder there (the leases, the push cache) or anything outside.
+    func testARecordNeverRemovesTheWorkRootOrAnythingOutsideIt() async throws {
+        let shell = try shell()
+        let manager = HostLeaseManager(holder: LeaseHolder.current)
+        _ = try await manager.acquire(shell: shell, slots: 1, runID: "run")
+        let held = await manager.leaseID(host: shell.host.name)
+        let lease = try XCTUnwrap(held)
+        let dir = ProcessRecordScript.directory(leaseRoot: HostLeaseManager.leaseRoot(shell.host), lease: lease)
+        let outside = try TestPaths.temporaryDirectory("outside-\(UUID().uuidString.prefix(6))").path
+        let root = shell.host.workRoot
+        try FileManager.default.createDirectory(atPath: root + "/.cache/keep", withIntermediateDirectories: true)
+        let targets = [root, root + "/", root + "/.cache", root + "/../" + URL(fileURLWithPath: outside).lastPathComponent, outside]
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (i, target) in targets.enumerated() {
+            try "pgid=\nstart=\ndir=\(target)\n".write(toFile: dir + "/r\(i)", atomically: true, encoding: .utf8)
+        }
+        let reaped = try await manager.reapOwnRecords(shell: shell, keep: [])
+        XCTAssertEqual(reaped.count, targets.count)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/.cache/keep"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: outside))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: HostLeaseManager.leaseRoot(shell.host) + "/slot-0"))
+        _ = await manager.release()
+    }
+}

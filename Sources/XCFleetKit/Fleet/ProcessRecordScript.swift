@@ -89,7 +89,8 @@ sub reap_record {
   }
   (my $work = $root) =~ s{/[^/]+$}{};
   my $dir = $r{dir} // '';
-  if ($work ne '' && index($dir, "$work/") == 0 && substr($dir, length($work) + 1) !~ m{(^|/)\.}) { remove_tree($dir); }
+  my $below = index($dir, "$work/") == 0 ? substr($dir, length($work) + 1) : '';
+  if ($work ne '' && $below =~ m{[^/]} && $below !~ m{(^|/)\.}) { remove_tree($dir); }
   unlink $file;
   return ($g, $status);
 }
