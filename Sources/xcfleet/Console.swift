@@ -90,6 +90,9 @@ final class ConsoleProgress: Sendable {
             }
         }
         for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) { lines.append(ConsoleLine("  host \(host) set aside: \(reason)")) }
+        for change in report.hostChanges ?? [] where change.change == .rejoined {
+            lines.append(ConsoleLine("  host \(change.host) rejoined at \(String(format: "%.1f", change.t)) s"))
+        }
         lines.append(ConsoleLine("report: \(runDirectory.path)/ (report.json, junit.xml, summary.md, report.html, events.jsonl)"))
         return lines
     }

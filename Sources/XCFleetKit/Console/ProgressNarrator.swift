@@ -70,6 +70,10 @@ public struct ProgressNarrator: Sendable {
             say("\(jobID) unschedulable: \(reason)", .warning)
         case .hostSetAside(let host, let reason):
             say("host \(host) set aside: \(reason)", .warning)
+        case .hostProbation(let host, let reason):
+            say("host \(host) on probation: \(reason)", .warning)
+        case .hostRejoined(let host):
+            say("host \(host) rejoined")
         case .note(let text):
             if verbose { say(text, .dim) }
         case .runFinished(let interrupted):

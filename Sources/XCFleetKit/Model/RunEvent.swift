@@ -107,6 +107,10 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case attemptEnded(AttemptRef, AttemptEnded)
         case jobUnschedulable(jobID: String, reason: String)
         case hostSetAside(host: String, reason: String)
+        /// A connection to the host was lost: no new attempts there until a fresh health check passes.
+        case hostProbation(host: String, reason: String)
+        /// A host on probation or set aside passed its health check again and takes jobs.
+        case hostRejoined(host: String)
         /// A free-form line for the report's log section (already redacted).
         case note(String)
         case runFinished(interrupted: Bool)

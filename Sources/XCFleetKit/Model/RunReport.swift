@@ -139,7 +139,29 @@ public struct RunReport: Equatable, Codable, Sendable {
     public var notes: [String]
     /// Where report.html links repository locations to (from the run's start event).
     public var forge: ForgeLink? = nil
+    /// When hosts left (set aside, on probation) and rejoined, in order; nil when none did.
+    public var hostChanges: [HostChange]? = nil
 
     public var gates: [SuiteReport] { suites.filter { $0.spec.kind == .gate } }
     public var probes: [SuiteReport] { suites.filter { $0.spec.kind == .probe } }
+}
+
+/// A host leaving or rejoining the run (from `hostSetAside`, `hostProbation`, `hostRejoined` events).
+public struct HostChange: Equatable, Codable, Sendable {
+    public enum Change: String, Codable, Sendable {
+        case setAside = "set-aside", probation, rejoined
+    }
+
+    /// Seconds since the run started.
+    public var t: Double
+    public var host: String
+    public var change: Change
+    public var reason: String?
+
+    public init(t: Double, host: String, change: Change, reason: String?) {
+        self.t = t
+        self.host = host
+        self.change = change
+        self.reason = reason
+    }
 }

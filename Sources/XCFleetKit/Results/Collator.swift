@@ -105,6 +105,7 @@ public struct Collator {
         var attemptOrder: [AttemptRef] = []
         var unschedulable: [String: String] = [:]
         var setAside: [String: String] = [:]
+        var hostChanges: [HostChange] = []
         var notes: [String] = []
         var sourceMaps: [String: SourceMap] = [:]
         var hostPaths: [AttemptRef: [String]] = [:]
@@ -144,6 +145,12 @@ public struct Collator {
                 unschedulable[jobID] = reason
             case .hostSetAside(let host, let reason):
                 setAside[host] = reason
+                hostChanges.append(HostChange(t: event.t, host: host, change: .setAside, reason: reason))
+            case .hostProbation(let host, let reason):
+                hostChanges.append(HostChange(t: event.t, host: host, change: .probation, reason: reason))
+            case .hostRejoined(let host):
+                setAside[host] = nil
+                hostChanges.append(HostChange(t: event.t, host: host, change: .rejoined, reason: nil))
             case .note(let text):
                 notes.append(text)
             case .runFinished(let wasInterrupted):
@@ -220,6 +227,7 @@ public struct Collator {
                          planPath: start?.planPath ?? "", startedAt: start?.startedAt ?? "",
                          xcfleetVersion: start?.xcfleetVersion ?? "", duration: lastT, interrupted: interrupted,
                          hosts: hosts, hostsSetAside: setAside, suites: suites, totals: totals,
-                         exitCode: code, verdictLine: line, notes: notes, forge: start?.forge)
+                         exitCode: code, verdictLine: line, notes: notes, forge: start?.forge,
+                         hostChanges: hostChanges.isEmpty ? nil : hostChanges)
     }
 }

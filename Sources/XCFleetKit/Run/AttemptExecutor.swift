@@ -12,6 +12,21 @@ struct AttemptExecutor: Sendable {
     var log: EventLog
     var logsDirectory: URL
     var driver = SwiftPMDriver()
+    /// Where the attempt's commands record their process groups on the host (nil: not recorded).
+    var record: ProcessRecord? = nil
+
+    /// An attempt's process record on its host (`ProcessRecordScript`).
+    struct ProcessRecord: Sendable {
+        var leaseRoot: String
+        var lease: String
+        var runID: String
+        var token: String
+
+        func wrap(_ command: ShellCommand) -> ShellCommand {
+            ProcessRecordScript.wrap(command, directory: ProcessRecordScript.directory(leaseRoot: leaseRoot, lease: lease),
+                                     token: token, runID: runID, lease: lease)
+        }
+    }
 
     /// Runs the attempt (its end is in the event log) and returns the outcome the scheduler needs.
     func execute() async -> Scheduler.AttemptOutcome {
@@ -57,7 +72,7 @@ struct AttemptExecutor: Sendable {
             } else {
                 phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter, environment: TestRunEnvironment.variables(for: job.planned)), timeouts.test)] {
                     let termination = try await phase(p) {
-                        try await shell.run(command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
+                        try await shell.run(record?.wrap(command) ?? command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
                             collector.consume(chunk)
                         }
                     }
@@ -103,8 +118,17 @@ struct AttemptExecutor: Sendable {
                     // Cleanup runs even when the attempt was cancelled (Ctrl-C): detached, so it
                     // does not inherit the cancellation, but still under its own deadline.
                     let shell = self.shell
+                    let record = self.record
                     try await Task.detached {
-                        try await withDeadline(limit, phase: .cleanup, host: shell.host.name) { try await shell.removeJobDirectory(dir) }
+                        try await withDeadline(limit, phase: .cleanup, host: shell.host.name) {
+                            // Leftovers of the attempt's process group first (a lost connection
+                            // could not kill it), then the folder; the record goes with them.
+                            if let record {
+                                _ = try await HostLeaseManager.perform(ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token),
+                                                                       on: shell, deadlines: CommandDeadlines(total: limit, silence: limit))
+                            }
+                            try await shell.removeJobDirectory(dir)
+                        }
                     }.value
                 } catch {
                     log.append(.note("\(ref.jobID) attempt \(ref.attempt): cleanup on \(shell.host.name) failed: \(error)"))

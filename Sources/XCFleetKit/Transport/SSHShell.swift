@@ -309,14 +309,18 @@ private final class ConnectionPool: @unchecked Sendable {
         return idle.popLast()
     }
 
-    /// Returns `c` for reuse; a broken connection is dropped (the next acquire opens a new one).
+    /// Returns `c` for reuse; a broken connection is dropped (the next acquire opens a new one)
+    /// and closed from our side: its socket, session and thread are freed at once, so the host's
+    /// session for it ends as soon as a packet gets through (a link back up) instead of lingering.
     func release(_ c: SSHConnection) {
         lock.lock()
-        defer { lock.unlock() }
         if c.isUsable {
             idle.append(c)
+            lock.unlock()
         } else {
             all.removeAll { $0 === c }
+            lock.unlock()
+            Task.detached { await c.close() }
         }
     }
 
