@@ -68,6 +68,8 @@ public struct ProgressNarrator: Sendable {
             say("host \(host) set aside: \(reason)", .warning)
         case .note(let text):
             if verbose { say(text, .dim) }
+        case .build(let ref, let record):
+            if verbose { say("\(ref.jobID) \(record.summary)", .dim) }
         case .runFinished(let interrupted):
             if interrupted { say("run interrupted", .warning) }
         }

@@ -106,6 +106,8 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case hostSetAside(host: String, reason: String)
         /// A free-form line for the report's log section (already redacted).
         case note(String)
+        /// Where an attempt's build came from and what it cost (see docs/builds.md).
+        case build(AttemptRef, BuildRecord)
         case runFinished(interrupted: Bool)
     }
 }

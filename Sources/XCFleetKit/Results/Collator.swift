@@ -131,6 +131,8 @@ public struct Collator {
                 setAside[host] = reason
             case .note(let text):
                 notes.append(text)
+            case .build(let ref, let record):
+                attempts[ref]?.report.build = record
             case .runFinished(let wasInterrupted):
                 interrupted = interrupted || wasInterrupted
                 finished = true

@@ -108,6 +108,8 @@ actor RunCoordinator {
     private var waiter: CheckedContinuation<Void, Never>?
     private(set) var wasInterrupted = false
     private var admissionTask: Task<Void, Never>?
+    /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
+    private let toolchains = ToolchainIdentityCache()
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -195,7 +197,8 @@ actor RunCoordinator {
             return
         }
         switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases, waitForSlots: Self.leaseWait) {
-        case .admitted(let schedulerHost, let leaseSlots, _, let acquisition):
+        case .admitted(let schedulerHost, let leaseSlots, let health, let acquisition):
+            if let identity = health.toolchainIdentity { await toolchains.seed(host: host.name, identity: identity) }
             hosts[host.name] = host
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
@@ -256,7 +259,8 @@ actor RunCoordinator {
             let outcome: Scheduler.AttemptOutcome
             do {
                 let shell = try await self.shell(for: host, slot: slot, ref: ref, timeouts: job.spec.timeouts)
-                let executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
+                var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
+                executor.toolchains = self.toolchains
                 outcome = await executor.execute()
                 // After an infrastructure failure the connection may be broken: reconnect next time.
                 if case .infraFailure = outcome { await self.dropShell(host: hostName, slot: slot, shell: shell) }
