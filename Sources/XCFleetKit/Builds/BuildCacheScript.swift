@@ -98,6 +98,7 @@ case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
 why=""
 check() {
   m="$1/.xcfleet-build"
+  [ -O "$1" ] && [ ! -L "$1" ] || { why="not a directory of $(id -un)"; return 1; }
   [ -f "$m" ] || { why="no marker"; return 1; }
   [ "$(sed -n 's/^key=//p' "$m")" = "$key" ] || { why="its marker names another key"; return 1; }
   xcf_verify "$1" || { why="a source file differs from the build's manifest"; return 1; }
@@ -114,8 +115,8 @@ if [ -d "$b/$key" ]; then
   say untrusted "$why"
 fi
 exec 9>>"$b/.lock" || exit 97
-perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die "cannot use the lock: $!\n"; $| = 1; my $t = time;
-  until (flock($f, LOCK_EX | LOCK_NB)) { select(undef, undef, undef, 0.1); if (time - $t >= 5) { print "XCFLEET-BUILD waiting\n"; $t = time; } }' || exit 97
+perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die "cannot use the lock: $!\n"; $| = 1; my $t = 0;
+  until (flock($f, LOCK_EX | LOCK_NB)) { if (time - $t >= 5) { print "XCFLEET-BUILD waiting\n"; $t = time; } select(undef, undef, undef, 0.1); }' || exit 97
 say locked
 if [ -d "$b/$key" ]; then
   check "$b/$key" && { exec 9>&-; use cached; }
