@@ -198,7 +198,20 @@ final class BuildCacheTests: XCTestCase {
 
     static func tiny(_ text: String) -> Workspace {
         Workspace(files: [WorkspaceFile(path: "Sources/a.swift", contents: Data(text.utf8)),
+                          WorkspaceFile(path: "Sources/b.swift", contents: Data("let b = 1\n".utf8)),
                           WorkspaceFile(path: "xcfleet-manifest.json", contents: Data("{}".utf8))])
+    }
+
+    /// Another toolchain identity on the host: another key, and never a base for an incremental build.
+    func testAnotherToolchainNeverSharesOrSeedsABuild() async throws {
+        let root = try TestPaths.temporaryDirectory().appendingPathComponent("work")
+        let a = try await Self.build(Self.tiny("t"), root: root, toolchain: "Swift version 6.3.1", command: Self.standIn)
+        let b = try await Self.build(Self.tiny("t"), root: root, toolchain: "Swift version 6.2 (wrapper)", command: Self.standIn)
+        XCTAssertNotEqual(a.key, b.key)
+        XCTAssertEqual(b.record?.origin, .cold, "a build of another toolchain is not a base")
+        let c = try await Self.build(Self.tiny("t2"), root: root, toolchain: "Swift version 6.3.1", command: Self.standIn)
+        XCTAssertEqual(c.record?.origin, .incremental)
+        XCTAssertEqual(c.record?.base, a.key.hex, "the nearest build of the same toolchain")
     }
 
     /// Two builders of one key at once (separate processes): exactly one runs the command, the

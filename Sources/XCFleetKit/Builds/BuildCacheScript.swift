@@ -125,12 +125,12 @@ if [ -d "$b/$key" ]; then
 fi
 s="$b/.stage"
 rm -rf "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
-# Nearest finished build of the same toolchain: fewest differing files, at most half of them.
-best=""; bestd=$(printf '%s\n' "$manifest" | wc -l); bestd=$((bestd / 2 + 1))
+# Nearest finished build of the same toolchain: fewest differing paths, at least one file in common.
+best=""; bestd=$(printf '%s\n' "$manifest" | wc -l)
 for m in "$b"/*/.xcfleet-build; do
   [ -f "$m" ] || continue
   [ "$(sed -n 's/^toolchain=//p' "$m")" = "$tool" ] || continue
-  d=$( { printf '%s\n' "$manifest"; sed -n '/^--$/,$p' "$m" | sed 1d; } | LC_ALL=C sort | uniq -u | wc -l)
+  d=$( { printf '%s\n' "$manifest"; sed -n '/^--$/,$p' "$m" | sed 1d; } | LC_ALL=C sort | uniq -u | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort -u | wc -l)
   if [ "$d" -lt "$bestd" ]; then bestd=$d; best=$(basename "$(dirname "$m")"); fi
 done
 origin=cold
