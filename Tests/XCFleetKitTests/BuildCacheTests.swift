@@ -214,6 +214,26 @@ final class BuildCacheTests: XCTestCase {
         XCTAssertEqual(c.record?.base, a.key.hex, "the nearest build of the same toolchain")
     }
 
+    /// Another template on the same core sources (all test files differ, some removed, more added)
+    /// still starts from the nearest build: only the files to write count, not the ones dropped.
+    func testPackageWithOtherTestFilesStartsFromTheBuildSharingItsSources() async throws {
+        let root = try TestPaths.temporaryDirectory().appendingPathComponent("work")
+        func ws(_ tests: [String]) -> Workspace {
+            Workspace(files: [WorkspaceFile(path: "Sources/a.swift", contents: Data("core".utf8)),
+                              WorkspaceFile(path: "Sources/b.swift", contents: Data("core b".utf8))]
+                      + tests.map { WorkspaceFile(path: "Tests/\($0).swift", contents: Data($0.utf8)) })
+        }
+        let gate = try await Self.build(ws(["g1", "g2", "g3"]), root: root, command: Self.standIn)
+        let probes = try await Self.build(ws(["p1", "p2", "p3", "p4"]), root: root, command: Self.standIn)
+        XCTAssertEqual(probes.record?.origin, .incremental, probes.output)
+        XCTAssertEqual(probes.record?.base, gate.key.hex)
+        let staged = try TestShell.run("cd \(ShellQuote.quote(root.path))/builds/\(probes.key.hex) && ls Tests")
+        XCTAssertEqual(staged, "p1.swift\np2.swift\np3.swift\np4.swift\n", "the base's other files are gone")
+        let unrelated = try await Self.build(Workspace(files: [WorkspaceFile(path: "Sources/a.swift", contents: Data("other".utf8))]),
+                                             root: root, command: Self.standIn)
+        XCTAssertEqual(unrelated.record?.origin, .cold, "nothing in common: built from nothing")
+    }
+
     /// Two builders of one key at once (separate processes): exactly one runs the command, the
     /// other waits for the lock, then uses its build.
     func testConcurrentBuildersOfOneKeyBuildOnce() async throws {

@@ -7,6 +7,7 @@
 #   3. a suite with "shards": 8 on two loopback hosts with two slots each: builds counted from
 #      events.jsonl (target exactly 2) and wall ÷ (one build + longest shard chain)   (target ≤ 1.3)
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
+#        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail
 export PATH=/opt/swift/usr/bin:$PATH
 repo=$(pwd)
@@ -42,6 +43,8 @@ print(" ".join(f"{k}={v}" for k, v in sorted(n.items())) or "none")
 PY
 }
 
+want() { case " ${BENCH_ONLY:-1 2 3} " in *" $1 "*) return 0;; *) return 1;; esac; }
+if want 1; then
 echo "== 1. warm re-run over loopback SSH vs swift test in the built package"
 fleet one 0 warm
 "$bin" run Plans/cache-contract.json --fleet "$work/one.json" --runs "$work/runs1" --quiet >/dev/null   # fills the host's caches
@@ -55,6 +58,8 @@ for i in 1 2 3; do t0=$(now); (cd "$pkg" && swift test --skip-build >/dev/null 2
 echo "   warm xcfleet run over SSH  ${warm} s   |  swift test --skip-build (best of 3)  ${best} s   |  ratio $(ratio "$warm" "$best")  (target ≤ 1.5)"
 echo "   builds in the warm run: $(count_builds "$work/runs1w")"
 
+fi
+if want 2; then
 echo "== 2. nightly on the local host vs one cold cache-contract run (both on empty caches)"
 t0=$(now); XDG_CACHE_HOME="$work/roots/xdg-contract" "$bin" run Plans/cache-contract.json --runs "$work/runs2c" --quiet >/dev/null || true; t1=$(now)
 cold=$(secs "$t0" "$t1")
@@ -63,6 +68,8 @@ nightly=$(secs "$t0" "$t1")
 echo "   nightly  ${nightly} s   |  cold cache-contract  ${cold} s   |  ratio $(ratio "$nightly" "$cold")  (target ≤ 2.5)"
 echo "   builds in nightly: $(count_builds "$work/runs2n")"
 
+fi
+if want 3; then
 echo "== 3. shards: 8 on two loopback hosts, two slots each"
 cat > "$work/shards.json" <<'PLAN'
 {"name": "shards", "suites": [{"name": "sharded-gate", "template": "cache-contract", "shards": 8,
@@ -90,3 +97,4 @@ for s in r["suites"]:
 one, chain = max(builds or [0]), max(lanes.values() or [0])
 print(f"   builds counted from events: {len(builds)} (target 2)   |  wall {wall:.2f} s  |  one build {one:.2f} s + longest shard chain {chain:.2f} s = {one + chain:.2f} s  |  ratio {wall / (one + chain):.2f}  (target ≤ 1.3)")
 PY
+fi

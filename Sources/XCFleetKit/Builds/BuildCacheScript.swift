@@ -125,14 +125,17 @@ if [ -d "$b/$key" ]; then
 fi
 s="$b/.stage"
 rm -rf "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
-# Nearest finished build of the same toolchain: fewest differing paths, at least one file in common.
+# Nearest finished build of the same toolchain: fewest files to write (new or changed), at least
+# one file in common.
+printf '%s\n' "$manifest" | LC_ALL=C sort > "$b/.want.$$"
 best=""; bestd=$(printf '%s\n' "$manifest" | wc -l)
 for m in "$b"/*/.xcfleet-build; do
   [ -f "$m" ] || continue
   [ "$(sed -n 's/^toolchain=//p' "$m")" = "$tool" ] || continue
-  d=$( { printf '%s\n' "$manifest"; sed -n '/^--$/,$p' "$m" | sed 1d; } | LC_ALL=C sort | uniq -u | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort -u | wc -l)
+  d=$(sed -n '/^--$/,$p' "$m" | sed 1d | LC_ALL=C sort | LC_ALL=C comm -13 - "$b/.want.$$" | wc -l)
   if [ "$d" -lt "$bestd" ]; then bestd=$d; best=$(basename "$(dirname "$m")"); fi
 done
+rm -f "$b/.want.$$"
 origin=cold
 if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 2>/dev/null || { rm -rf "$s"; cp -Rp "$b/$best" "$s"; }; else cp -a "$b/$best" "$s"; fi; }; then
   origin="incremental $best"
