@@ -25,6 +25,10 @@ final class BuildCommandTests: XCTestCase {
                              spec: SuiteSpec(name: "cache-gate", template: "cache-contract"), workspace: ws,
                              filter: ["CacheKeyTests/testA", "Other.Class/testB"], requires: [])
         let build = SwiftPMCachedBuild(job: job, shell: LocalShell(), directory: "/j", driver: SwiftPMDriver())
+        // An incremental build from another package's build also holds that package's bundle: the
+        // product is this package's own (a found regression: two bundles matched a wildcard).
+        XCTAssertEqual(build.productGlob, ".build/debug/xcfleet-cache-gatePackageTests.xctest")
+        XCTAssertTrue(build.buildCommand(toolchain: "t").arguments.contains(".build/debug/xcfleet-cache-gatePackageTests.xctest"))
         let c = try build.testCommand(products: ["/b"], toolchain: "system: Linux x86_64\nSwift")
         XCTAssertEqual(c.arguments.suffix(2), ["/b", "CacheContractTests.CacheKeyTests/testA,Other.Class/testB"])
         XCTAssertThrowsError(try build.testCommand(products: [], toolchain: "system: Linux x86_64"))

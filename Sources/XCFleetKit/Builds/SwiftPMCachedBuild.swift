@@ -11,14 +11,26 @@ struct SwiftPMCachedBuild: Sendable {
     /// Where SwiftPM puts the test bundle, relative to the package.
     static let productGlob = ".build/debug/*PackageTests.xctest"
 
+    private var manifest: SuiteManifest? {
+        job.workspace.file("xcfleet-manifest.json").flatMap { try? JSONDecoder().decode(SuiteManifest.self, from: $0.contents) }
+    }
+
+    /// This package's test bundle: `<Package>PackageTests.xctest` (an incremental build from another
+    /// package's build also holds that package's bundle).
+    var productGlob: String {
+        guard let suite = manifest?.suite else { return Self.productGlob }
+        return ".build/debug/\(Renderer.packageName(for: suite))PackageTests.xctest"
+    }
+
     func key(toolchain: String) -> BuildKey {
-        BuildKey.compute(workspace: job.workspace, toolchain: toolchain, destination: nil, buildCommand: driver.buildCommand().arguments)
+        BuildKey.compute(workspace: job.workspace, toolchain: toolchain, destination: nil,
+                         buildCommand: driver.buildCommand().arguments + ["product=" + productGlob])
     }
 
     func buildCommand(toolchain: String) -> ShellCommand {
         BuildCacheScript.command(BuildCacheScript.Input(
             workRoot: shell.host.workRoot, key: key(toolchain: toolchain), toolchainDigest: BuildKey.toolchainDigest(toolchain),
-            productGlob: Self.productGlob, manifest: BuildKey.sourceManifest(of: job.workspace), jobDirectory: directory,
+            productGlob: productGlob, manifest: BuildKey.sourceManifest(of: job.workspace), jobDirectory: directory,
             limits: shell.host.cache ?? CacheLimits(), command: driver.buildCommand().arguments))
     }
 
@@ -26,10 +38,9 @@ struct SwiftPMCachedBuild: Sendable {
     func testCommand(products: [String], toolchain: String) throws -> ShellCommand {
         guard products.count == 1, let bundle = products.first else {
             throw RemoteShellError(.command, host: shell.host.name,
-                                   "the build cache reported \(products.count) test bundles (expected one matching \(Self.productGlob))")
+                                   "the build cache reported \(products.count) test bundles (expected one matching \(productGlob))")
         }
-        let module = job.workspace.file("xcfleet-manifest.json")
-            .flatMap { try? JSONDecoder().decode(SuiteManifest.self, from: $0.contents) }?.testTarget
+        let module = manifest?.testTarget
         let filter = job.filter.map { tests in
             tests.map { t -> String in
                 let cls = t.split(separator: "/").first ?? ""
