@@ -75,6 +75,9 @@ struct AttemptExecutor: Sendable {
                             let identity = try await toolchains.identity(for: shell)
                             if let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
                                 log.append(.build(ref, record))
+                                if let why = record.untrusted {
+                                    log.append(.note("\(ref.jobID) attempt \(ref.attempt): the build \(record.key.prefix(12)) on \(shell.host.name) was not trusted (\(why)); rebuilt"))
+                                }
                             }
                         }
                         return t
