@@ -8,9 +8,9 @@
 # and runs `swift build --build-tests` / `swift test --skip-build [--filter REGEX]` in the pushed package):
 #   swift --version                 prints a Swift version line (the host health check reads it)
 #   swift build ...                 prints a short build log, installs itself as the test bundle
-#                                   .build/debug/FakePackageTests.xctest (xcfleet runs the cached bundle
-#                                   directly, see docs/builds.md), exits 0
-#   FakePackageTests.xctest [Module.Class/test,...]
+#                                   .build/debug/<Package>PackageTests.xctest (the name in Package.swift;
+#                                   xcfleet runs the cached bundle directly, see docs/builds.md), exits 0
+#   <Package>PackageTests.xctest [Module.Class/test,...]
 #                                   the bundle: like `swift test`, limited to the comma-separated names
 #   swift test --skip-build [--filter RE]
 #                                   reads xcfleet-manifest.json in the current folder and prints Linux
@@ -34,9 +34,12 @@ if ($cmd eq '--version') {
 }
 if ($cmd eq 'build') {
     print "Building for debugging...\n[1/1] Compiling (fake)\nBuild complete! (0.01s)\n";
+    my $name = 'Fake';
+    if (open(my $p, '<', 'Package.swift')) { local $/; my $text = <$p>; $name = $1 if $text =~ /name:\s*"([^"]+)"/; close $p; }
+    my $bundle = ".build/debug/${name}PackageTests.xctest";
     system('mkdir', '-p', '.build/debug') == 0 or exit 1;
-    system('cp', $0, '.build/debug/FakePackageTests.xctest') == 0 or exit 1;
-    chmod 0755, '.build/debug/FakePackageTests.xctest';
+    system('cp', $0, $bundle) == 0 or exit 1;
+    chmod 0755, $bundle;
     exit 0;
 }
 if ($cmd ne 'test') {

@@ -47,6 +47,7 @@ struct SwiftPMCachedBuild: Sendable {
                 return cls.contains(".") || module == nil ? t : "\(module!).\(t)"
             }
         }
-        return driver.bundleTestCommand(bundle: bundle, darwin: ToolchainIdentity.os(of: toolchain) == "Darwin", only: filter)
+        return driver.bundleTestCommand(bundle: bundle, darwin: ToolchainIdentity.os(of: toolchain) == "Darwin", only: filter,
+                                        environment: TestRunEnvironment.variables(for: job.planned))
     }
 }

@@ -10,24 +10,26 @@ public struct SwiftPMDriver: Sendable {
         ShellCommand(["swift", "build", "--build-tests"])
     }
 
-    /// `swift test --skip-build`, limited to `tests` (`Class/test`) when the job is a shard.
-    public func testCommand(only tests: [String]? = nil) -> ShellCommand {
+    /// `swift test --skip-build`, limited to `tests` (`Class/test`) when the job is a shard;
+    /// `environment` reaches the test process (`TestRunEnvironment`).
+    public func testCommand(only tests: [String]? = nil, environment: [String: String] = [:]) -> ShellCommand {
         var args = ["swift", "test", "--skip-build"]
         if let tests, !tests.isEmpty {
             args += ["--filter", SwiftPMDriver.filterExpression(for: tests)]
         }
-        return ShellCommand(SwiftPMDriver.lineBuffered + args)
+        return ShellCommand(SwiftPMDriver.lineBuffered + args, environment: environment)
     }
 
     /// Runs a built test bundle directly (no SwiftPM start-up, nothing written into the build):
     /// on Linux the bundle is an executable taking XCTest's own `Module.Class/test[,…]` filter;
     /// on macOS `xcrun xctest [-XCTest filter] BUNDLE` (command construction only: not run on a Mac here).
-    public func bundleTestCommand(bundle: String, darwin: Bool, only tests: [String]? = nil) -> ShellCommand {
+    /// `environment` reaches the test process (`TestRunEnvironment`).
+    public func bundleTestCommand(bundle: String, darwin: Bool, only tests: [String]? = nil, environment: [String: String] = [:]) -> ShellCommand {
         let filter = tests.flatMap { $0.isEmpty ? nil : $0.joined(separator: ",") }
         if darwin {
-            return ShellCommand(["xcrun", "xctest"] + (filter.map { ["-XCTest", $0] } ?? []) + [bundle])
+            return ShellCommand(["xcrun", "xctest"] + (filter.map { ["-XCTest", $0] } ?? []) + [bundle], environment: environment)
         }
-        return ShellCommand(SwiftPMDriver.lineBuffered + [bundle] + (filter.map { [$0] } ?? []))
+        return ShellCommand(SwiftPMDriver.lineBuffered + [bundle] + (filter.map { [$0] } ?? []), environment: environment)
     }
 
     /// On Linux a test binary writing into a pipe buffers its output in 4 KiB blocks, so results
