@@ -7,7 +7,11 @@
 # Install it as a file named `swift` (xcfleet puts the folder of `toolchain.swiftPath` first on PATH
 # and runs `swift build --build-tests` / `swift test --skip-build [--filter REGEX]` in the pushed package):
 #   swift --version                 prints a Swift version line (the host health check reads it)
-#   swift build ...                 prints a short build log, exits 0
+#   swift build ...                 prints a short build log, installs itself as the test bundle
+#                                   .build/debug/<Package>PackageTests.xctest (the name in Package.swift;
+#                                   xcfleet runs the cached bundle directly, see docs/builds.md), exits 0
+#   <Package>PackageTests.xctest [Module.Class/test,...]
+#                                   the bundle: like `swift test`, limited to the comma-separated names
 #   swift test --skip-build [--filter RE]
 #                                   reads xcfleet-manifest.json in the current folder and prints Linux
 #                                   XCTest output for every listed `Class/test` (matching RE as
@@ -22,13 +26,20 @@ use POSIX qw(strftime);
 use Time::HiRes qw(sleep time);
 
 $| = 1;
-my $cmd = shift(@ARGV) // '';
+my $bundle = $0 =~ /\.xctest$/;
+my $cmd = $bundle ? 'test' : shift(@ARGV) // '';
 if ($cmd eq '--version') {
     print "Swift version 6.3.1 (fake toolchain for xcfleet tests)\nTarget: x86_64-unknown-linux-gnu\n";
     exit 0;
 }
 if ($cmd eq 'build') {
     print "Building for debugging...\n[1/1] Compiling (fake)\nBuild complete! (0.01s)\n";
+    my $name = 'Fake';
+    if (open(my $p, '<', 'Package.swift')) { local $/; my $text = <$p>; $name = $1 if $text =~ /name:\s*"([^"]+)"/; close $p; }
+    my $bundle = ".build/debug/${name}PackageTests.xctest";
+    system('mkdir', '-p', '.build/debug') == 0 or exit 1;
+    system('cp', $0, $bundle) == 0 or exit 1;
+    chmod 0755, $bundle;
     exit 0;
 }
 if ($cmd ne 'test') {
@@ -36,16 +47,21 @@ if ($cmd ne 'test') {
     exit 64;
 }
 my $filter;
-while (@ARGV) {
-    my $a = shift @ARGV;
-    $filter = shift @ARGV if $a eq '--filter';
+my %only;
+if ($bundle) {
+    %only = map { $_ => 1 } split /,/, (shift(@ARGV) // '');
+} else {
+    while (@ARGV) {
+        my $a = shift @ARGV;
+        $filter = shift @ARGV if $a eq '--filter';
+    }
 }
 open(my $fh, '<', 'xcfleet-manifest.json') or do { print STDERR "fake swift: no xcfleet-manifest.json in " . `pwd`; exit 1 };
 local $/;
 my $manifest = decode_json(<$fh>);
 close $fh;
 my $module = $manifest->{testTarget} // 'Tests';
-my @tests = grep { !defined($filter) || "$module.$_" =~ /$filter/ } @{ $manifest->{tests} // [] };
+my @tests = grep { (!defined($filter) || "$module.$_" =~ /$filter/) && (!%only || $only{"$module.$_"}) } @{ $manifest->{tests} // [] };
 my $delay = $ENV{FAKE_SWIFT_DELAY} // 0;
 my $fail = $ENV{FAKE_SWIFT_FAIL} // '';
 

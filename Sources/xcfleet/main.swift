@@ -19,6 +19,8 @@ commands:
                        write each suite as a standalone SwiftPM package
   hosts check [--fleet FILE]
                        check every host: reachable, host key, auth, platform, toolchain, disk, latency
+  hosts clean [--fleet FILE]
+                       empty every host's build and push caches (entries in use by a running job stay)
   report RUN_DIR [--compare OTHER_RUN_DIR]
                        rebuild every report of a run from its events.jsonl
   parse [LOG|-] [--junit FILE] [--json] [--source-root HOST_PREFIX=REPO_DIR]...
@@ -207,8 +209,26 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     return report.exitCode
 }
 
+let hostsCleanUsage = """
+usage: xcfleet hosts clean [--fleet FILE]
+
+Empties the build cache (<workRoot>/builds) and the push cache (<workRoot>/.cache) of every host
+in the fleet (the built-in local host when no fleet is given). Builds used by a running job of
+any xcfleet process are kept. Exit 0 when every host was cleaned, 3 otherwise.
+
+example: xcfleet hosts clean --fleet fleet.json
+"""
+
 func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    guard argv.first == "check" else { throw UsageError("usage: xcfleet hosts check [--fleet FILE]") }
+    if argv.first == "clean" {
+        let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: ["help"], command: "hosts clean")
+        if args.flags.contains("help") { print(hostsCleanUsage); return 0 }
+        let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
+        let results = await HostCacheCleaner.clean(fleet.hosts)
+        for r in results { print(HostCacheCleaner.format(r)) }
+        return results.allSatisfy { $0.problem == nil } ? 0 : Verdict.ExitCode.infrastructure
+    }
+    guard argv.first == "check" else { throw UsageError("usage: xcfleet hosts check|clean [--fleet FILE]") }
     let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: [], command: "hosts check")
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)

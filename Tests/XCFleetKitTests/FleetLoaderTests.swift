@@ -46,7 +46,7 @@ final class FleetLoaderTests: XCTestCase {
 
         XCTAssertEqual(fleet.hosts[2], HostSpec(
             name: "here", transport: .local, address: "localhost", port: 0, user: "",
-            labels: ["platform:linux", "swift"], slots: 2, workRoot: "/tmp/xcfleet"))
+            labels: ["platform:linux", "swift"], slots: 2, workRoot: WorkRootSafety.defaultLocalWorkRoot(home: "/home/ci")))
     }
 
     func testFleetSecretsCoverHostsAndTemplate() throws {
@@ -99,7 +99,7 @@ final class FleetLoaderTests: XCTestCase {
                 "fleets/broken.json:3:5: hosts[0]: an ssh host needs a key: set \"identityFile\" to an ed25519 private key, or \"useAgent\": true to use ssh-agent",
                 "fleets/broken.json:7:7: hosts[0].prot: unknown key 'prot'; did you mean 'port'?",
                 "fleets/broken.json:8:16: hosts[0].slots: must be between 1 and 64 (got 65)",
-                "fleets/broken.json:9:19: hosts[0].workRoot: must be an absolute path on the host, starting with '/' (got 'relative/dir')",
+                "fleets/broken.json:9:19: hosts[0].workRoot: must be an absolute path on the host, starting with '/' or '~/' (got 'relative/dir')",
                 "fleets/broken.json:11:9: hosts[0].environment[\"1BAD\"]: environment variable names must be identifiers (letters, digits and '_', not starting with a digit)",
                 "fleets/broken.json:12:29: hosts[0].environment.TOKEN.value: expected a string, got a number (secret value)",
                 "fleets/broken.json:15:5: hosts[1].user: missing required key 'user'; give the login user on the host",
@@ -155,7 +155,8 @@ final class FleetLoaderTests: XCTestCase {
             "fleet.json:1:62: hosts[0].useAgent: 'useAgent' applies to ssh hosts only; remove it or set \"transport\": \"ssh\"",
         ])
         let f = try fleet(#"{"hosts": [{"name": "l", "transport": "local"}]}"#)
-        XCTAssertEqual(f.hosts, [HostSpec(name: "l", transport: .local, address: "localhost", port: 0, user: "")])
+        XCTAssertEqual(f.hosts, [HostSpec(name: "l", transport: .local, address: "localhost", port: 0, user: "",
+                                          workRoot: WorkRootSafety.defaultLocalWorkRoot(home: "/home/ci"))])
     }
 
     func testCommonHostKeys() {

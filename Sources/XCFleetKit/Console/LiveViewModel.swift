@@ -100,7 +100,7 @@ public struct LiveViewModel: Sendable {
             for (k, job) in slots where job == ref.jobID { slots[k] = nil }
         case .jobUnschedulable(let jobID, _):
             update(jobID) { $0.unschedulable = true; $0.running = false }
-        case .hostSetAside, .hostProbation, .hostRejoined, .note, .sourceMap, .hostPaths:
+        case .hostSetAside, .hostProbation, .hostRejoined, .note, .sourceMap, .hostPaths, .build:
             break
         case .runFinished:
             finished = true
@@ -192,11 +192,15 @@ public struct LiveViewModel: Sendable {
         guard let jobID = slots[slot], let job = jobs[jobID] else {
             return Self.fit([(host, .plain), ("  idle", .dim)], width: avail, color: color)
         }
-        let phase = TerminalText.pad(job.phase?.rawValue ?? "start", to: 9)
+        // One build at a time per host (the host's build lock): the others in their build phase wait for it.
+        let building = job.phase == .build ? slots.filter { $0.key.host == slot.host && jobs[$0.value]?.phase == .build }.count : 0
+        let phaseText = building > 1 ? "build (shared, \(building - 1) waiting)" : job.phase?.rawValue ?? "start"
+        let phaseWidth = max(9, TerminalText.columns(phaseText))
+        let phase = TerminalText.pad(phaseText, to: phaseWidth)
         let tests = TerminalText.padLeft("\(job.done.count)/\(job.expected.count)", to: testWidth) + " tests"
         let elapsed = TerminalText.padLeft(TerminalText.clock(max(0, now - job.started)), to: 7)
         // Everything but the job name has a fixed width; the name gets what is left (at least 6).
-        let fixed = hostWidth + 2 + 2 + 9 + 2 + TerminalText.columns(tests) + 1 + 7
+        let fixed = hostWidth + 2 + 2 + phaseWidth + 2 + TerminalText.columns(tests) + 1 + 7
         let nameWidth = max(6, min(jobWidth, avail - fixed))
         let name = TerminalText.pad(displayName(jobID), to: nameWidth)
         let testStyle: ConsoleStyle = job.failed.isEmpty ? .plain : (job.mutant == nil ? .failure : .dim)

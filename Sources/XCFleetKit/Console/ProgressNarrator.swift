@@ -76,6 +76,8 @@ public struct ProgressNarrator: Sendable {
             say("host \(host) rejoined")
         case .note(let text):
             if verbose { say(text, .dim) }
+        case .build(let ref, let record):
+            if verbose { say("\(ref.jobID) \(record.summary)", .dim) }
         case .runFinished(let interrupted):
             if interrupted { say("run interrupted", .warning) }
         case .sourceMap(let jobID, let map):

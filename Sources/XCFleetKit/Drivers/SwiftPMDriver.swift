@@ -20,6 +20,18 @@ public struct SwiftPMDriver: Sendable {
         return ShellCommand(SwiftPMDriver.lineBuffered + args, environment: environment)
     }
 
+    /// Runs a built test bundle directly (no SwiftPM start-up, nothing written into the build):
+    /// on Linux the bundle is an executable taking XCTest's own `Module.Class/test[,…]` filter;
+    /// on macOS `xcrun xctest [-XCTest filter] BUNDLE` (command construction only: not run on a Mac here).
+    /// `environment` reaches the test process (`TestRunEnvironment`).
+    public func bundleTestCommand(bundle: String, darwin: Bool, only tests: [String]? = nil, environment: [String: String] = [:]) -> ShellCommand {
+        let filter = tests.flatMap { $0.isEmpty ? nil : $0.joined(separator: ",") }
+        if darwin {
+            return ShellCommand(["xcrun", "xctest"] + (filter.map { ["-XCTest", $0] } ?? []) + [bundle], environment: environment)
+        }
+        return ShellCommand(SwiftPMDriver.lineBuffered + [bundle] + (filter.map { [$0] } ?? []), environment: environment)
+    }
+
     /// On Linux a test binary writing into a pipe buffers its output in 4 KiB blocks, so results
     /// would arrive late (and a quiet suite could trip the output-silence deadline). GNU `stdbuf`
     /// makes the test process line-buffered; hosts without it (macOS) run the command as it is.

@@ -10,14 +10,16 @@ public enum FleetLoader {
     public static let fleetKeys = ["hosts", "provisioner"]
     public static let hostKeys = ["name", "transport", "address", "port", "user", "identityFile", "useAgent", "passphraseEnv",
                                   "knownHostsFile", "hostKeyPolicy", "labels", "slots", "workRoot", "toolchain", "environment",
-                                  "deadPeerSeconds"]
+                                  "deadPeerSeconds", "cache"]
     public static let provisionerKeys = ["create", "release", "count", "host"]
     public static let toolchainKeys = ["swiftPath", "developerDir", "xcode"]
 
     public static let portRange = 1...65_535
     public static let slotRange = 1...64
     public static let provisionerCountRange = 1...256
-    public static let defaultWorkRoot = "/tmp/xcfleet"
+    /// SSH hosts: under the login user's home on the host (private; `~` is expanded there).
+    public static let defaultWorkRoot = WorkRootSafety.defaultRemoteWorkRoot
+    public static let cacheKeys = ["maxBytes", "minFreeBytes"]
     /// `deadPeerSeconds`: above two keepalive intervals of 1 s, at most a day.
     public static let deadPeerRange = 3...86_400
     /// Name given to the provisioner's host template; created hosts get their own names.
@@ -253,13 +255,21 @@ public enum FleetLoader {
             } ?? []
         }
         if let field = object.field("slots") { host.slots = r.int(field, in: slotRange) ?? host.slots }
-        host.workRoot = defaultWorkRoot
+        host.workRoot = host.transport == .local ? WorkRootSafety.defaultLocalWorkRoot(home: paths.home) : defaultWorkRoot
         if let field = object.field("workRoot"), let s = r.string(field) {
-            if let why = remotePathProblem(s) {
+            let tilde = s == "~" || s.hasPrefix("~/")
+            if let why = remotePathProblem(tilde ? "/home" + s.dropFirst() : s) {
                 r.report(why, field)
             } else {
-                host.workRoot = s
+                host.workRoot = tilde && host.transport == .local ? paths.resolve(s) : s
             }
+        }
+        if let field = object.field("cache"), let cache = r.object(field) {
+            r.checkKeys(cache, allowed: cacheKeys)
+            var limits = CacheLimits()
+            if let f = cache.field("maxBytes"), let n = r.int(f, in: 0...Int.max) { limits.maxBytes = Int64(n) }
+            if let f = cache.field("minFreeBytes"), let n = r.int(f, in: 0...Int.max) { limits.minFreeBytes = Int64(n) }
+            host.cache = limits
         }
         if let field = object.field("toolchain"), let toolchain = r.object(field) {
             r.checkKeys(toolchain, allowed: toolchainKeys)
@@ -325,7 +335,7 @@ public enum FleetLoader {
     /// Why `path` is not acceptable as a work root on a host, or nil.
     static func remotePathProblem(_ path: String) -> String? {
         if !path.hasPrefix("/") {
-            return "must be an absolute path on the host, starting with '/' (got '\(SchemaReader.excerpt(path))')"
+            return "must be an absolute path on the host, starting with '/' or '~/' (got '\(SchemaReader.excerpt(path))')"
         }
         if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return "must not contain control characters"

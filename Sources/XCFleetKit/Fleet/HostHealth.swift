@@ -14,6 +14,9 @@ public enum HostHealth {
         public var toolchain: String?
         /// What is wrong, each saying what to fix; empty when healthy.
         public var problems: [String]
+        /// The host's toolchain identity for build keys (`ToolchainIdentity`): system, the
+        /// toolchain's whole version output and `DEVELOPER_DIR`.
+        public var toolchainIdentity: String?
 
         public var isHealthy: Bool { problems.isEmpty }
         /// The problems in one line, for "host set aside: …".
@@ -39,11 +42,16 @@ public enum HostHealth {
     }
 
     /// Prints sections `@@uname`, `@@df STATUS`, `@@toolchain STATUS`; arguments: work root, swift, DEVELOPER_DIR.
-    static let script = #"""
+    static let script = WorkRootSafety.shellFunctions + #"""
 root=$1; swift=$2; devdir=$3
 echo "@@uname"; uname -sm 2>&1
-if mkdir -p "$root" 2>/dev/null; then out=$(df -Pk "$root" 2>&1); st=$?; else out="cannot create $root"; st=1; fi
+if (umask 077; mkdir -p "$root") 2>/dev/null; then out=$(df -Pk "$root" 2>&1); st=$?; else out="cannot create $root"; st=1; fi
 echo "@@df $st"; printf '%s\n' "$out"
+out=""; st=0
+for d in "$root" "$root/.cache" "$root/builds" "$root/builds/.pins" "$root/.xcfleet-leases" "$root/jobs"; do
+  if [ "$d" = "$root" ] || [ -e "$d" ] || [ -L "$d" ]; then o=$(xcf_private "$d" 2>&1) || { st=1; out="$o"; break; }; fi
+done
+echo "@@private $st"; printf '%s\n' "$out"
 if [ -n "$devdir" ]; then out=$(DEVELOPER_DIR="$devdir" xcodebuild -version 2>&1); st=$?
 else out=$("$swift" --version 2>&1); st=$?; fi
 echo "@@toolchain $st"; printf '%s\n' "$out"
@@ -88,11 +96,17 @@ echo "@@end"
                 result.problems.append("cannot read free disk space under \(host.workRoot): \(df.lines.suffix(2).joined(separator: " | ")); check the host's \"workRoot\"")
             }
         }
+        if let p = sections["private"], p.status != 0 {
+            let line = p.lines.first.map { $0.hasPrefix("xcfleet: ") ? String($0.dropFirst(9)) : $0 } ?? "the work root is not private"
+            result.problems.append(String(line.prefix(400)))
+        }
         if let tool = sections["toolchain"] {
             let usesXcode = !(host.toolchain.developerDir ?? "").isEmpty
             let first = tool.lines.first(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
             if tool.status == 0, let first {
                 result.toolchain = first
+                result.toolchainIdentity = ToolchainIdentity.text(system: result.system ?? "", versionLines: tool.lines,
+                                                                  developerDir: host.toolchain.developerDir)
                 if let xcode = host.toolchain.xcode, usesXcode, !first.hasPrefix("Xcode \(xcode)") {
                     result.problems.append("expected Xcode \(xcode) but \(host.toolchain.developerDir ?? "") has \(first); fix \"toolchain.xcode\" or \"developerDir\"")
                 }

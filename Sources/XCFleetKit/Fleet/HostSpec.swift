@@ -97,11 +97,13 @@ public struct HostSpec: Equatable, Codable, Sendable {
     /// this many seconds is declared lost and its job rerun elsewhere (fleet key `deadPeerSeconds`;
     /// nil: `SSHShell.defaultDeadPeerSeconds`, 30 s). Keepalives go out every `min(5, this / 3)` s.
     public var deadPeerSeconds: Double?
+    /// Bounds of the host's build and push caches (fleet key `cache`; nil: `CacheLimits()` defaults).
+    public var cache: CacheLimits?
 
     public init(name: String, transport: HostTransport = .ssh, address: String = "", port: Int = 22, user: String = "",
                 identityFile: String? = nil, useAgent: Bool = false, passphraseEnv: String? = nil,
                 knownHostsFile: String? = nil, hostKeyPolicy: HostKeyPolicy = .strict, labels: [String] = [],
-                slots: Int = 1, workRoot: String = "/tmp/xcfleet", toolchain: ToolchainSpec = ToolchainSpec(),
+                slots: Int = 1, workRoot: String = WorkRootSafety.defaultRemoteWorkRoot, toolchain: ToolchainSpec = ToolchainSpec(),
                 environment: [String: EnvironmentValue] = [:], deadPeerSeconds: Double? = nil) {
         self.name = name
         self.transport = transport
@@ -121,11 +123,12 @@ public struct HostSpec: Equatable, Codable, Sendable {
         self.deadPeerSeconds = deadPeerSeconds
     }
 
-    /// The built-in local host: this Linux machine, one slot, work under the system temp directory.
+    /// The built-in local host: this Linux machine, one slot, work under the user's cache folder
+    /// (private: `$XDG_CACHE_HOME/xcfleet` or `~/.cache/xcfleet`).
     public static var local: HostSpec {
         HostSpec(name: "local", transport: .local, address: "localhost", port: 0, user: "",
                  labels: ["platform:linux", "swift"], slots: 1,
-                 workRoot: (NSTemporaryDirectory() as NSString).appendingPathComponent("xcfleet-local"))
+                 workRoot: WorkRootSafety.defaultLocalWorkRoot())
     }
 
     /// Values to scrub from every log and report.

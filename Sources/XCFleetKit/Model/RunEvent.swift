@@ -113,6 +113,8 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case hostRejoined(host: String)
         /// A free-form line for the report's log section (already redacted).
         case note(String)
+        /// Where an attempt's build came from and what it cost (see docs/builds.md).
+        case build(AttemptRef, BuildRecord)
         case runFinished(interrupted: Bool)
         /// Where each file of a job's rendered package came from (written after `jobPlanned`).
         case sourceMap(jobID: String, map: SourceMap)

@@ -75,6 +75,9 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     /// The attempt did not finish normally (host lost, interrupted, never ended); its events are
     /// kept and labelled, never merged into a retry's results.
     public var lost: Bool
+    /// Where its build came from (absent in runs recorded before build caching, and when the
+    /// build phase did not finish).
+    public var build: BuildRecord? = nil
 }
 
 /// One job with all its attempts.

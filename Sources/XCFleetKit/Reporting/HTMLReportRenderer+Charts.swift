@@ -3,6 +3,7 @@ import Foundation
 /// Inline SVG: probe charts and the per-slot timeline. Coordinates are fixed to one decimal so
 /// the output is byte-stable.
 extension HTMLReportRenderer {
+    static let sharedBuildColor = "#e8dcf5"
     static let phaseColors: [Phase: String] = [
         .provision: "#8c959f", .connect: "#54aeff", .push: "#0969da", .build: "#d4a72c",
         .test: "#2da44e", .fetch: "#8250df", .cleanup: "#c4cbd3",
@@ -227,14 +228,19 @@ extension HTMLReportRenderer {
                 }
                 for p in a.phases {
                     let pe = p.end ?? end
-                    let color = Self.phaseColors[p.phase] ?? "#8c959f"
-                    b += "<rect x=\"\(n(x(p.start)))\" y=\"\(n(y + 7))\" width=\"\(n(max(1, x(pe) - x(p.start))))\" height=\"14\" fill=\"\(color)\"><title>\(h("\(item.job.planned.jobID) #\(a.number) · \(p.phase.rawValue) · \(ReportText.fixed(p.start, 1))–\(ReportText.fixed(pe, 1)) s"))</title></rect>"
+                    // A build this job only waited for or found cached is drawn pale: the shared build
+                    // shows once per host, in the job that compiled it.
+                    let shared = p.phase == .build && a.build?.origin == .cached
+                    let color = shared ? Self.sharedBuildColor : Self.phaseColors[p.phase] ?? "#8c959f"
+                    let what = p.phase == .build ? a.build.map { " · " + $0.originText + ($0.waitedSeconds >= 0.05 ? ", waited \(ReportText.fixed($0.waitedSeconds, 1)) s" : "") } ?? "" : ""
+                    b += "<rect x=\"\(n(x(p.start)))\" y=\"\(n(y + 7))\" width=\"\(n(max(1, x(pe) - x(p.start))))\" height=\"14\" fill=\"\(color)\"><title>\(h("\(item.job.planned.jobID) #\(a.number) · \(p.phase.rawValue)\(what) · \(ReportText.fixed(p.start, 1))–\(ReportText.fixed(pe, 1)) s"))</title></rect>"
                 }
                 b += "</g>\n"
             }
         }
         b += "</svg></div>\n"
         b += "<div class=\"legend\">" + Phase.allCases.map { "<span><i style=\"background:\(Self.phaseColors[$0] ?? "#8c959f")\"></i>\($0.rawValue)</span>" }.joined()
+        if BuildSummary(r).count(.cached) > 0 { b += "<span><i style=\"background:\(Self.sharedBuildColor)\"></i>shared build (cached)</span>" }
         b += "<span><i style=\"background:#fff;border:2px solid #cf222e\"></i>attempt with a problem</span></div>\n"
         return b
     }

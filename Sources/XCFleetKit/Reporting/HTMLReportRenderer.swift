@@ -43,6 +43,7 @@ public struct HTMLReportRenderer: ReportRendering {
         b += "<section id=\"timeline\">\n<h2>Timeline</h2>\n"
         b += "<p class=\"note\">Every attempt's phases on each host slot, in seconds since the run started. Hover a bar for details.</p>\n"
         b += timeline(report)
+        b += buildsTable(report)
         b += "</section>\n"
         b += infra(report)
         b += checklist(report)
@@ -264,6 +265,22 @@ public struct HTMLReportRenderer: ReportRendering {
             loc = "<a class=\"loc\" href=\"\(h(url))\">\(h(l.display))</a>: "
         }
         return "<div class=\"fail\">\(loc)\(h(f.message))</div>"
+    }
+
+    // MARK: Builds
+
+    /// Where each attempt's build came from and what it cost (docs/builds.md).
+    func buildsTable(_ r: RunReport) -> String {
+        let builds = BuildSummary(r)
+        guard !builds.rows.isEmpty else { return "" }
+        var b = "<details><summary>Builds: \(h(builds.line))</summary><div class=\"table-wrap\"><table><thead><tr><th>Job</th><th class=\"num\">Attempt</th><th>Host</th><th>Build</th><th class=\"num\">Time</th><th class=\"num\">Waited</th><th>Key</th></tr></thead><tbody>\n"
+        for row in builds.rows {
+            let x = row.build
+            b += "<tr><td>\(h(row.jobID))</td><td class=\"num\">\(row.attempt)</td><td>\(h(x.host))</td><td>\(h(x.originText))"
+            if let u = x.untrusted { b += "<div class=\"fail\">rebuilt: \(h(u))</div>" }
+            b += "</td><td class=\"num\">\(ReportText.fixed(x.seconds, 1)) s</td><td class=\"num\">\(ReportText.fixed(x.waitedSeconds, 1)) s</td><td class=\"mono\">\(h(String(x.key.prefix(12))))</td></tr>\n"
+        }
+        return b + "</tbody></table></div></details>\n"
     }
 
     // MARK: Infrastructure and checklist

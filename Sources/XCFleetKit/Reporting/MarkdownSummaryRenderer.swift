@@ -171,6 +171,20 @@ public struct MarkdownSummaryRenderer: ReportRendering {
             if infra.count > maxFailures { out.append("- … and \(infra.count - maxFailures) more") }
             out.append("")
         }
+        let builds = BuildSummary(report)
+        if !builds.rows.isEmpty {
+            out.append("<details><summary>Builds: \(md(builds.line))</summary>")
+            out.append("")
+            out.append("| Job | Attempt | Host | Build | Time | Waited |")
+            out.append("|---|--:|---|---|--:|--:|")
+            for r in builds.rows.prefix(maxFailures) {
+                out.append("| \(md(r.jobID)) | \(r.attempt) | \(md(r.build.host)) | \(md(r.build.originText)) | \(ReportText.fixed(r.build.seconds, 1)) s | \(ReportText.fixed(r.build.waitedSeconds, 1)) s |")
+            }
+            if builds.rows.count > maxFailures { out.append("| … and \(builds.rows.count - maxFailures) more | | | | | |") }
+            out.append("")
+            out.append("</details>")
+            out.append("")
+        }
         out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.testsPassed) passed, \(report.totals.testsFailed) failed, \(report.totals.testsSkipped) skipped, \(report.totals.flakyTests) flaky")
         return out.joined(separator: "\n") + "\n"
     }

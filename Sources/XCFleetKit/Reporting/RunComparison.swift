@@ -40,6 +40,15 @@ public struct RunComparison: Equatable, Codable, Sendable {
         public var relative: Double?
     }
 
+    /// Build cost in each run (nil when neither recorded builds).
+    public struct BuildChange: Equatable, Codable, Sendable {
+        public var baseCompileSeconds: Double
+        public var headCompileSeconds: Double
+        public var base: String
+        public var head: String
+    }
+
+    public var builds: BuildChange? = nil
     public var baseRunID: String
     public var headRunID: String
     public var baseExitCode: Int32
@@ -101,9 +110,14 @@ public struct RunComparison: Equatable, Codable, Sendable {
             metrics.append(MetricChange(suite: any.suite, metric: any.name, unit: any.unit, host: any.host, labels: any.labelText,
                                         baseMean: bmean, headMean: hmean, delta: delta, relative: rel))
         }
-        return RunComparison(baseRunID: base.runID, headRunID: head.runID, baseExitCode: base.exitCode, headExitCode: head.exitCode,
-                             newFailures: newFailures, fixed: fixed, newlyFlaky: flaky, slower: slower, metricChanges: metrics,
-                             slowerThreshold: slowerThreshold, minimumSlowerSeconds: minimumSlowerSeconds)
+        var comparison = RunComparison(baseRunID: base.runID, headRunID: head.runID, baseExitCode: base.exitCode, headExitCode: head.exitCode,
+                                       newFailures: newFailures, fixed: fixed, newlyFlaky: flaky, slower: slower, metricChanges: metrics,
+                                       slowerThreshold: slowerThreshold, minimumSlowerSeconds: minimumSlowerSeconds)
+        let bb = BuildSummary(base), hb = BuildSummary(head)
+        if !bb.rows.isEmpty || !hb.rows.isEmpty {
+            comparison.builds = BuildChange(baseCompileSeconds: bb.compileSeconds, headCompileSeconds: hb.compileSeconds, base: bb.line, head: hb.line)
+        }
+        return comparison
     }
 
     /// Nothing got worse: no new failure, no newly flaky test, no slower test.

@@ -13,6 +13,10 @@ public enum RunComparisonRenderer {
         out.append("")
         out.append("Exit code \(c.baseExitCode) → \(c.headExitCode) · \(c.newFailures.count) new failure\(c.newFailures.count == 1 ? "" : "s") · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower")
         out.append("")
+        if let x = c.builds {
+            out.append("Builds: \(md(x.base)) → \(md(x.head)) (\(buildDelta(x)))")
+            out.append("")
+        }
         func list(_ title: String, _ items: [RunComparison.TestChange]) {
             guard !items.isEmpty else { return }
             out.append("### \(title) (\(items.count))")
@@ -47,6 +51,12 @@ public enum RunComparisonRenderer {
         return out.joined(separator: "\n") + "\n"
     }
 
+    /// `compile time −12.3 s`.
+    static func buildDelta(_ x: RunComparison.BuildChange) -> String {
+        let d = x.headCompileSeconds - x.baseCompileSeconds
+        return "compile time \(d >= 0 ? "+" : "−")\(ReportText.fixed(abs(d), 1)) s"
+    }
+
     static func value(_ v: Double?, _ unit: String) -> String {
         v.map { ReportText.metric($0, unit: unit) } ?? "—"
     }
@@ -64,6 +74,7 @@ public enum RunComparisonRenderer {
         func h(_ s: String) -> String { ReportText.html(s) }
         var b = "<section id=\"comparison\">\n<h2>Compared with \(h(c.baseRunID))</h2>\n"
         b += "<p class=\"note\">exit code \(c.baseExitCode) → \(c.headExitCode) · \(c.newFailures.count) new failures · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower (more than \(ReportText.fixed(c.slowerThreshold * 100, 0))% and \(ReportText.fixed(c.minimumSlowerSeconds, 2)) s)</p>\n"
+        if let x = c.builds { b += "<p class=\"note\">Builds: \(h(x.base)) → \(h(x.head)) (\(h(buildDelta(x))))</p>\n" }
         func tests(_ title: String, _ items: [RunComparison.TestChange], _ cls: String) {
             guard !items.isEmpty else { return }
             b += "<h3>\(title)</h3><div class=\"table-wrap\"><table><thead><tr><th>Suite</th><th>Test</th><th>Base</th><th>Head</th></tr></thead><tbody>\n"

@@ -153,6 +153,8 @@ public struct Collator {
                 hostChanges.append(HostChange(t: event.t, host: host, change: .rejoined, reason: nil))
             case .note(let text):
                 notes.append(text)
+            case .build(let ref, let record):
+                attempts[ref]?.report.build = record
             case .runFinished(let wasInterrupted):
                 interrupted = interrupted || wasInterrupted
                 finished = true

@@ -27,6 +27,8 @@ struct AttemptExecutor: Sendable {
                                      token: token, runID: runID, lease: lease)
         }
     }
+    /// Toolchain identities for build keys, shared by the run's attempts.
+    var toolchains = ToolchainIdentityCache()
 
     /// Runs the attempt (its end is in the event log) and returns the outcome the scheduler needs.
     func execute() async -> Scheduler.AttemptOutcome {
@@ -70,17 +72,42 @@ struct AttemptExecutor: Sendable {
                 for e in outcome.extraEvents { collector.inject(e) }
                 ended = outcome.ended
             } else {
-                phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter, environment: TestRunEnvironment.variables(for: job.planned)), timeouts.test)] {
-                    let termination = try await phase(p) {
-                        try await shell.run(record?.wrap(command) ?? command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
+                // Build through the host's build cache (docs/builds.md), then run the cached test product.
+                let cached = SwiftPMCachedBuild(job: job, shell: shell, directory: dir, driver: driver)
+                let scanner = BuildProtocolScanner()
+                phases: for p in [Phase.build, .test] {
+                    let termination = try await phase(p) { () async throws -> CommandTermination in
+                        let command: ShellCommand
+                        if p == .build {
+                            let identity = try await toolchains.identity(for: shell)
+                            command = cached.buildCommand(toolchain: identity)
+                        } else {
+                            command = try cached.testCommand(products: scanner.products, toolchain: try await toolchains.identity(for: shell))
+                        }
+                        let started = Date()
+                        let t = try await shell.run(record?.wrap(command) ?? command, in: dir, deadlines: CommandDeadlines(total: p == .build ? timeouts.build : timeouts.test,
+                                                                                             silence: timeouts.silence)) { chunk in
+                            if p == .build { scanner.consume(chunk) }
                             collector.consume(chunk)
                         }
+                        if p == .build, t == .exited(0) {
+                            let identity = try await toolchains.identity(for: shell)
+                            if let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
+                                log.append(.build(ref, record))
+                                if let why = record.untrusted {
+                                    log.append(.note("\(ref.jobID) attempt \(ref.attempt): the build \(record.key.prefix(12)) on \(shell.host.name) was not trusted (\(why)); rebuilt"))
+                                }
+                            }
+                        }
+                        return t
                     }
                     collector.finishStream()
                     ended.termination = termination
                     switch termination {
                     case .exited(0):
                         continue phases
+                    case .exited(BuildCacheScript.unusableStatus) where p == .build:
+                        ended.infraError = "build cache on \(shell.host.name) unusable: " + (scanner.problems.first ?? "see the attempt's log")
                     case .timedOut:
                         ended.timedOutPhase = p
                     case .connectionLost(let why):

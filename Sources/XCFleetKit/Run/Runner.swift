@@ -139,6 +139,8 @@ actor RunCoordinator {
     private var recovering: [String: Task<Void, Never>] = [:]
     /// Running attempts: job id → host and process-record token.
     private var attemptTokens: [String: (host: String, token: String)] = [:]
+    /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
+    private let toolchains = ToolchainIdentityCache()
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -148,11 +150,12 @@ actor RunCoordinator {
 
     func run(jobs planned: [PlannedJob], fleet: Fleet, runID: String, history: DurationHistory?) async {
         for job in planned { jobs[job.planned.jobID] = job }
+        let builds = Self.builds(for: planned)
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
                          expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
                          infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures,
-                         build: Self.build(for: job))
+                         build: builds[job.planned.jobID])
         }
         // Hosts join as they pass their health check and lease their slots; until every host has
         // been admitted or set aside, nothing is declared unschedulable.
@@ -235,7 +238,8 @@ actor RunCoordinator {
             return
         }
         switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases, waitForSlots: Self.leaseWait) {
-        case .admitted(let schedulerHost, let leaseSlots, _, let acquisition):
+        case .admitted(let schedulerHost, let leaseSlots, let health, let acquisition):
+            if let identity = health.toolchainIdentity { await toolchains.seed(host: host.name, identity: identity) }
             hosts[host.name] = host
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
@@ -302,7 +306,13 @@ actor RunCoordinator {
                 let shell = try await self.shell(for: host, slot: slot, ref: ref, timeouts: job.spec.timeouts)
                 var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
                 executor.record = await self.processRecord(host: host, token: token)
+                executor.toolchains = self.toolchains
                 outcome = await executor.execute()
+                if let key = await self.scheduledBuildKey(jobID) {
+                    var built = false
+                    switch outcome { case .passed, .testsFailed: built = true; default: break }
+                    await self.noteBuild(jobID: jobID, host: hostName, key: key, started: false, succeeded: built)
+                }
                 // After an infrastructure failure the connection may be broken: reconnect next time,
                 // and no new attempt goes to the host until a fresh health check passes there.
                 if case .infraFailure(let why) = outcome {
@@ -350,13 +360,33 @@ actor RunCoordinator {
 // MARK: - Builds (issue 9 item 5): what the scheduler needs to know; nil/empty until the host build cache lands
 
 extension RunCoordinator {
-    /// The job's build key and cost estimates (cold / incremental / cached seconds) for the
-    /// scheduler. Nil (the scheduler ignores builds for the job) until the build cache gives jobs keys.
-    static func build(for job: PlannedJob) -> SchedulerJob.Build? { nil }
+    /// Each SwiftPM job's build for the scheduler: a host-independent key over the package's build
+    /// inputs (the toolchain part of the real key is the same for every job on one host), the
+    /// unmutated gate's key as the base of its mutants, and default costs (cold 30 s, incremental
+    /// 5 s, cached 0.5 s: only their order matters to placement). Xcode jobs get none yet.
+    static func builds(for planned: [PlannedJob]) -> [String: SchedulerJob.Build] {
+        var keys: [String: String] = [:]
+        var gateKey: [String: String] = [:]
+        for job in planned where job.spec.destination == nil {
+            let key = BuildKey.compute(workspace: job.workspace, toolchain: "", destination: nil, buildCommand: []).hex
+            keys[job.planned.jobID] = key
+            if job.planned.mutant == nil, gateKey[job.planned.suite] == nil { gateKey[job.planned.suite] = key }
+        }
+        var out: [String: SchedulerJob.Build] = [:]
+        for job in planned {
+            guard let key = keys[job.planned.jobID] else { continue }
+            let bases = job.planned.mutant == nil ? [] : gateKey[job.planned.suite].map { [$0] } ?? []
+            out[job.planned.jobID] = SchedulerJob.Build(key: key, bases: bases, coldSeconds: 30, incrementalSeconds: 5, cachedSeconds: 0.5)
+        }
+        return out
+    }
 
     /// Build keys a host holds complete builds of, as admission found them (`<workRoot>/builds/*`
     /// markers). Empty until the build cache lists them.
     static func cachedBuildKeys(_ acquisition: LeaseAcquisition) -> [String] { [] }
+
+    /// The scheduler's build key of a job (nil: builds unknown to the scheduler).
+    func scheduledBuildKey(_ jobID: String) -> String? { scheduler.build(ofJob: jobID)?.key }
 
     /// Tells the scheduler which builds `host` already holds (it prefers that host for those jobs).
     func noteCachedBuilds(on host: String, keys: [String]) {

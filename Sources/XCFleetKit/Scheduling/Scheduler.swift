@@ -196,6 +196,11 @@ public struct Scheduler: Sendable {
     }
 
     /// The duration used to order this job (its own, its suite's median, or the default).
+    /// The job's build, as given (nil: unknown job, or no build key).
+    public func build(ofJob id: String) -> SchedulerJob.Build? {
+        jobIndex[id].flatMap { jobs[$0].job.build }
+    }
+
     public func expectedSeconds(ofJob id: String) -> Double? {
         jobIndex[id].map { jobs[$0].expected }
     }

@@ -12,7 +12,7 @@ public struct LocalShell: RemoteShell {
     public func makeJobDirectory(jobID: String) async throws -> String {
         try await offPool {
             let root = URL(fileURLWithPath: host.workRoot).appendingPathComponent("jobs")
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let safe = String(jobID.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" })
             let dir = root.appendingPathComponent("\(safe)-\(UUID().uuidString.prefix(8).lowercased())")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)

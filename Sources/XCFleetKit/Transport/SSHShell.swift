@@ -43,7 +43,18 @@ public final class SSHShell: RemoteShell {
         do {
             let first = try await SSHConnection.connect(to: target, auth: auth, knownHostsFile: knownHosts,
                                                         hostKeyPolicy: policy, deadlines: deadlines)
-            return SSHShell(host: host, timeouts: timeouts, target: target, auth: auth, knownHostsFile: knownHosts,
+            var resolved = host
+            if host.workRoot == "~" || host.workRoot.hasPrefix("~/") {
+                // The default work root is private: under the login user's home on the host.
+                let r = try await first.run(#"printf '%s' "$HOME""#, stdin: nil, total: timeouts.connect)
+                let home = String(decoding: r.stdout, as: UTF8.self)
+                guard r.result == .exited(0), home.hasPrefix("/"), home.count > 1, FleetLoader.remotePathProblem(home) == nil else {
+                    await first.close()
+                    throw RemoteShellError(.connect, host: host.name, "cannot read the login user's home directory for the work root \(host.workRoot); set \"workRoot\" to an absolute path")
+                }
+                resolved.workRoot = (home.hasSuffix("/") ? String(home.dropLast()) : home) + host.workRoot.dropFirst()
+            }
+            return SSHShell(host: resolved, timeouts: timeouts, target: target, auth: auth, knownHostsFile: knownHosts,
                             deadlines: deadlines, first: first)
         } catch let error as SSHError {
             if error.kind == .cancelled { throw CancellationError() }
@@ -104,7 +115,7 @@ public final class SSHShell: RemoteShell {
         }.prefix(64))
         let root = ShellQuote.quote(host.workRoot)
         let template = ShellQuote.quote("\(host.workRoot)/\(safeID.isEmpty ? "job" : safeID).XXXXXXXX")
-        let r = try await runSmall("mkdir -p \(root) && mktemp -d \(template)", phase: .command, total: timeouts.cleanup)
+        let r = try await runSmall("umask 077; mkdir -p \(root) && mktemp -d \(template)", phase: .command, total: timeouts.cleanup)
         let path = String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard r.result == .exited(0), path.hasPrefix(host.workRoot + "/"), !path.contains("\n") else {
             throw RemoteShellError(.command, host: host.name,
@@ -123,12 +134,24 @@ public final class SSHShell: RemoteShell {
         let hash = workspace.contentHash
         let cacheRoot = host.workRoot + "/.cache"
         let cache = ShellQuote.quote("\(cacheRoot)/\(hash)")
+        // Two jobs may push the same tree at once: `mkdir` of the claim is atomic, so exactly one
+        // renames its copy into place (a second `mv` would land *inside* the cache directory).
+        let claim = ShellQuote.quote("\(cacheRoot)/.claim-\(hash)")
         let dir = ShellQuote.quote(directory)
         // Warm: the host already has this exact tree; copy it (one round trip, nothing sent).
+        // The cached tree is used only when its directories are ours and private and the copy holds
+        // exactly the workspace's files and contents (a planted or damaged entry is removed and sent again).
+        let manifest = ShellQuote.quote(Self.fullManifest(workspace).joined(separator: "\n"))
         let warm = try await runSmall(
-            Self.copyFunction + "if [ -d \(cache) ]; then xcf_cp \(cache)/. \(dir)/ && echo XCFLEET-WARM; else echo XCFLEET-COLD; fi",
+            Self.copyFunction + BuildCacheScript.common + "manifest=\(manifest); xcf_private \(ShellQuote.quote(host.workRoot)) && xcf_private \(ShellQuote.quote(cacheRoot)) || exit 97; "
+                + "if [ -d \(cache) ]; then if [ -O \(cache) ] && xcf_cp \(cache)/. \(dir)/ && xcf_verify \(dir); then touch \(cache); echo XCFLEET-WARM; "
+                + "else rm -rf \(cache) \(claim) \(dir); mkdir -p \(dir); echo XCFLEET-UNTRUSTED; fi; else echo XCFLEET-COLD; fi",
             phase: .push, total: timeouts.push)
         let warmOut = String(decoding: warm.stdout, as: UTF8.self)
+        if warm.result == .exited(97) {
+            let line = String(decoding: warm.stderr, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "work root is not private"
+            throw RemoteShellError(.push, host: host.name, line.hasPrefix("xcfleet: ") ? String(line.dropFirst(9)) : line)
+        }
         if warm.result == .exited(0) && warmOut.contains("XCFLEET-WARM") { return .unchanged }
 
         // Cold: one tar stream, extracted twice at once — into the job directory, and (through a
@@ -139,10 +162,7 @@ public final class SSHShell: RemoteShell {
             throw RemoteShellError(.push, host: host.name, "\(error)")
         }
         let tmp = ShellQuote.quote("\(cacheRoot)/.tmp-\(hash)-") + "$$"
-        // Two jobs may push the same tree at once: `mkdir` of the claim is atomic, so exactly one
-        // renames its copy into place (a second `mv` would land *inside* the cache directory).
-        let claim = ShellQuote.quote("\(cacheRoot)/.claim-\(hash)")
-        let command = "mkdir -p \(dir) \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) \(tmp).fifo && mkdir \(tmp) && mkfifo \(tmp).fifo || exit 1; "
+        let command = "umask 077; mkdir -p \(dir) \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) \(tmp).fifo && mkdir \(tmp) && mkfifo \(tmp).fifo || exit 1; "
             + "tar -x -f - -C \(tmp) < \(tmp).fifo & bg=$!; "
             + "tee \(tmp).fifo | tar -x -f - -C \(dir); s=$?; wait $bg; t=$?; rm -f \(tmp).fifo; "
             + "[ $s -eq 0 ] || { rm -rf \(tmp); exit $s; }; "
@@ -153,6 +173,15 @@ public final class SSHShell: RemoteShell {
                                    "tar -x on the host failed (\(Self.describe(r.result))): \(Self.tail(r.stderr)); check that tar exists and \(directory) is writable")
         }
         return .pushed(bytes: source.bytesSent)
+    }
+
+    /// `sha256  path` of every file of the workspace (what a cached push tree is verified against).
+    static func fullManifest(_ workspace: Workspace) -> [String] {
+        workspace.files.map { f in
+            var h = SHA256()
+            h.update(f.contents)
+            return h.finalizeHex() + "  " + f.path
+        }
     }
 
     /// `cp -R`, as APFS clones on macOS (`cp -c`: no data copied), plain copies elsewhere.

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A SwiftPM job's build through the host build cache: the key, the cache script's command and
+/// the command that runs the cached test bundle in the job directory. Pure (no I/O).
+struct SwiftPMCachedBuild: Sendable {
+    var job: PlannedJob
+    var shell: any RemoteShell
+    var directory: String
+    var driver: SwiftPMDriver
+
+    /// Where SwiftPM puts the test bundle, relative to the package.
+    static let productGlob = ".build/debug/*PackageTests.xctest"
+
+    private var manifest: SuiteManifest? {
+        job.workspace.file("xcfleet-manifest.json").flatMap { try? JSONDecoder().decode(SuiteManifest.self, from: $0.contents) }
+    }
+
+    /// This package's test bundle: `<Package>PackageTests.xctest` (an incremental build from another
+    /// package's build also holds that package's bundle).
+    var productGlob: String {
+        guard let suite = manifest?.suite else { return Self.productGlob }
+        return ".build/debug/\(Renderer.packageName(for: suite))PackageTests.xctest"
+    }
+
+    func key(toolchain: String) -> BuildKey {
+        BuildKey.compute(workspace: job.workspace, toolchain: toolchain, destination: nil,
+                         buildCommand: driver.buildCommand().arguments + ["product=" + productGlob])
+    }
+
+    func buildCommand(toolchain: String) -> ShellCommand {
+        BuildCacheScript.command(BuildCacheScript.Input(
+            workRoot: shell.host.workRoot, key: key(toolchain: toolchain), toolchainDigest: BuildKey.toolchainDigest(toolchain),
+            productGlob: productGlob, manifest: BuildKey.sourceManifest(of: job.workspace), jobDirectory: directory,
+            limits: shell.host.cache ?? CacheLimits(), command: driver.buildCommand().arguments))
+    }
+
+    /// The cached bundle run directly, limited to the job's shard (names qualified with the test module).
+    func testCommand(products: [String], toolchain: String) throws -> ShellCommand {
+        guard products.count == 1, let bundle = products.first else {
+            throw RemoteShellError(.command, host: shell.host.name,
+                                   "the build cache reported \(products.count) test bundles (expected one matching \(productGlob))")
+        }
+        let module = manifest?.testTarget
+        let filter = job.filter.map { tests in
+            tests.map { t -> String in
+                let cls = t.split(separator: "/").first ?? ""
+                return cls.contains(".") || module == nil ? t : "\(module!).\(t)"
+            }
+        }
+        return driver.bundleTestCommand(bundle: bundle, darwin: ToolchainIdentity.os(of: toolchain) == "Darwin", only: filter,
+                                        environment: TestRunEnvironment.variables(for: job.planned))
+    }
+}
