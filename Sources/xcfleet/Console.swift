@@ -61,14 +61,15 @@ final class ConsoleProgress: Sendable {
     static func summary(_ report: RunReport, runDirectory: URL, color: Bool) -> String {
         func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var lines: [String] = []
-        let verdict: String
-        switch report.exitCode {
-        case 0: verdict = paint("GREEN", "32;1")
-        case 130: verdict = paint("INTERRUPTED", "33;1")
-        case 3: verdict = paint("NOT RUN", "33;1") // infrastructure: the gates could not be proven either way
-        default: verdict = paint("RED", "31;1")
+        // The same words as report.html's banner and summary.md's headline (Verdict.headline).
+        let headline = Verdict.headline(report)
+        let colour: String
+        switch headline.tone {
+        case .green: colour = "32;1"
+        case .red: colour = "31;1"
+        case .notRun, .interrupted: colour = "33;1"
         }
-        lines.append("xcfleet \(verdict): \(report.verdictLine)")
+        lines.append("xcfleet \(paint(headline.word, colour)): \(report.verdictLine)")
         for suite in report.suites {
             // The suite's own results; tests failing against a mutant are the mutant being killed.
             let real = suite.jobs.filter { $0.planned.mutant == nil }.compactMap(\.decisive)

@@ -6,26 +6,16 @@ import Glibc
 
 // xcfleet's entry point. Turning errors into one-line messages and exit codes happens here only.
 
-let usage = """
-usage: xcfleet <command> [options]
+/// `xcfleet --help`; each command's own help comes from `CommandTable`.
+let usage = CommandTable.overview
 
-commands:
-  run PLAN [--fleet FILE] [--runs DIR] [--mutants] [--history RUN_DIR|REPORT] [--quiet|--verbose|--json]
-                       run a plan (the built-in local host when no fleet is given)
-  plan check PLAN      validate a plan; every problem with file:line:col and JSON path
-  render PLAN --out DIR
-                       write each suite as a standalone SwiftPM package
-  hosts check [--fleet FILE]
-                       check every host: reachable, host key, auth, platform, toolchain, disk, latency
-  report RUN_DIR [--compare OTHER_RUN_DIR]
-                       rebuild every report of a run from its events.jsonl
-  parse [LOG|-] [--junit FILE] [--json]
-                       parse existing xcodebuild / swift test output
-  --version, --help
-
-common options: --templates DIR (where Templates/ and Sources/CacheContract/ are; also XCFLEET_HOME)
-exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/fleet · 3 infrastructure failure · 130 interrupted
-"""
+/// The table entry of a command `main` dispatches (the table is the single source of its options).
+func spec(_ path: String...) -> CommandSpec {
+    guard let spec = CommandTable.commands.first(where: { $0.path == path }) else {
+        preconditionFailure("no CommandTable entry for \(path)") // a programming error, never user input
+    }
+    return spec
+}
 
 enum Exit {
     static func fail(_ message: String, code: Int32) -> Never {
@@ -43,10 +33,8 @@ func locateRoot(_ args: Arguments) throws -> TemplateRoot {
 }
 
 func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, options: ["fleet", "runs", "history", "templates", "run-id"],
-                             flags: ["mutants", "quiet", "verbose", "json", "help"], command: "run")
-    if args.flags.contains("help") { print(usage); return 0 }
-    guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (xcfleet run Plans/cache-contract.json)") }
+    let args = try Arguments(argv, spec: spec("run"))
+    guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (see xcfleet run --help)") }
     let plan = try loadPlan(args.positionals[0])
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
@@ -120,9 +108,9 @@ struct RunSummaryJSON: Encodable {
 }
 
 func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    guard argv.first == "check" else { throw UsageError("usage: xcfleet plan check PLAN") }
-    let args = try Arguments(argv.dropFirst(), options: [], flags: [], command: "plan check")
-    guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file") }
+    guard argv.first == "check" else { throw UsageError(unknownSubcommand("plan", argv.first)) }
+    let args = try Arguments(argv.dropFirst(), spec: spec("plan", "check"))
+    guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file (see xcfleet plan check --help)") }
     for path in args.positionals {
         let plan = try loadPlan(path)
         print("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
@@ -132,13 +120,13 @@ func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
 }
 
 func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    let args = try Arguments(argv, options: ["out", "templates", "mutant"], flags: [], command: "render")
-    guard args.positionals.count == 1, let out = args.options["out"] else { throw UsageError("usage: xcfleet render PLAN --out DIR") }
+    let args = try Arguments(argv, spec: spec("render"))
+    guard args.positionals.count == 1, let out = args.options["out"] else { throw UsageError("render needs one PLAN and --out DIR (see xcfleet render --help)") }
     let plan = try loadPlan(args.positionals[0])
     let root = try locateRoot(args)
     let renderer = Renderer(root: root)
     let mutant = try args.options["mutant"].map { id -> MutantSpec in
-        guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants") }
+        guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants (see xcfleet render --help)") }
         return m
     }
     for suite in plan.suites {
@@ -152,8 +140,8 @@ func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
 }
 
 func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    let args = try Arguments(argv, options: ["compare"], flags: ["json"], command: "report")
-    guard args.positionals.count == 1 else { throw UsageError("usage: xcfleet report RUN_DIR [--compare OTHER_RUN_DIR]") }
+    let args = try Arguments(argv, spec: spec("report"))
+    guard args.positionals.count == 1 else { throw UsageError("report needs one RUN_DIR (see xcfleet report --help)") }
     let dir = URL(fileURLWithPath: args.positionals[0])
     let report = try ReportWriter.rebuild(runDirectory: dir)
     try ReportWriter.writeAll(report, to: dir)
@@ -161,16 +149,23 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
         let base = try ReportWriter.rebuild(runDirectory: URL(fileURLWithPath: other))
         print(try ReportWriter.writeComparison(base: base, head: report, to: dir))
     }
-    print(ConsoleProgress.summary(report, runDirectory: dir, color: false))
+    if args.flags.contains("json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(RunSummaryJSON(report: report, runDirectory: dir.path)), as: UTF8.self))
+    } else {
+        print(ConsoleProgress.summary(report, runDirectory: dir, color: false))
+    }
     return report.exitCode
 }
 
 func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, options: ["junit"], flags: ["json"], command: "parse")
+    let args = try Arguments(argv, spec: spec("parse"))
+    guard args.positionals.count <= 1 else { throw UsageError("parse reads one LOG (or - for stdin) (see xcfleet parse --help)") }
     let input: FileHandle
     var name = "stdin"
     if let path = args.positionals.first, path != "-" {
-        guard let h = FileHandle(forReadingAtPath: path) else { throw UsageError("\(path): cannot read (give a log file, or - for stdin)") }
+        guard let h = FileHandle(forReadingAtPath: path) else { throw UsageError("\(path): cannot read (give a log file, or - for stdin; see xcfleet parse --help)") }
         input = h
         name = path
     } else {
@@ -180,10 +175,14 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }
+    let json = args.flags.contains("json")
     if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true" {
-        for line in GitHubAnnotations.lines(report) { print(line) }
+        // With --json, stdout holds the one JSON document: annotations go to stderr (as for `run --json`).
+        for line in GitHubAnnotations.lines(report) {
+            if json { FileHandle.standardError.write(Data("\(line)\n".utf8)) } else { print(line) }
+        }
     }
-    if args.flags.contains("json") {
+    if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(report), as: UTF8.self))
@@ -195,18 +194,55 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
 }
 
 func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    guard argv.first == "check" else { throw UsageError("usage: xcfleet hosts check [--fleet FILE]") }
-    let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: [], command: "hosts check")
+    guard argv.first == "check" else { throw UsageError(unknownSubcommand("hosts", argv.first)) }
+    let args = try Arguments(argv.dropFirst(), spec: spec("hosts", "check"))
+    guard args.positionals.isEmpty else { throw UsageError("hosts check takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts check --help)") }
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
     for r in results { print(HostChecker.format(r)) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 
+/// The message for `xcfleet GROUP` with a missing or unknown subcommand.
+func unknownSubcommand(_ group: String, _ word: String?) -> String {
+    let subs = CommandTable.groups.first { $0.name == group }?.commands.map { $0.path.dropFirst().joined(separator: " ") } ?? []
+    let what = word.map { "unknown subcommand '\($0)' for 'xcfleet \(group)'" } ?? "'xcfleet \(group)' needs a subcommand"
+    return "\(what): \(subs.joined(separator: ", ")) (see xcfleet \(group) --help)"
+}
+
+func completionCommand(_ argv: ArraySlice<String>) throws -> Int32 {
+    let args = try Arguments(argv, spec: spec("completion"))
+    guard args.positionals.count == 1, let script = CompletionScript.script(for: args.positionals[0]) else {
+        throw UsageError("completion needs one SHELL: \(CompletionScript.shells.joined(separator: ", ")) (see xcfleet completion --help)")
+    }
+    print(script, terminator: "")
+    return 0
+}
+
+/// `xcfleet CMD --help` / `-h` and `xcfleet help [CMD]`, for every command in the table; nil when
+/// `argv` asks for no help (or names a command the table does not know: its own code answers).
+func help(_ argv: ArraySlice<String>) throws -> String? {
+    if argv.first == "help" {
+        let rest = argv.dropFirst()
+        guard let first = rest.first else { return usage }
+        if let spec = CommandTable.find(rest) { return spec.help }
+        if let group = CommandTable.groupHelp(first) { return group }
+        throw UsageError("no help for '\(rest.joined(separator: " "))' (xcfleet --help lists the commands)")
+    }
+    guard let first = argv.first, !first.hasPrefix("-"), CommandTable.wantsHelp(argv) else { return nil }
+    if let spec = CommandTable.find(argv) { return spec.help }
+    return CommandTable.groupHelp(first)
+}
+
 func main() async -> Int32 {
     let argv = CommandLine.arguments.dropFirst()
     do {
+        if let text = try help(argv) {
+            print(text)
+            return 0
+        }
         switch argv.first {
+        case "completion": return try completionCommand(argv.dropFirst())
         case "run": return try await runCommand(argv.dropFirst())
         case "plan": return try planCommand(argv.dropFirst())
         case "render": return try renderCommand(argv.dropFirst())
@@ -226,6 +262,9 @@ func main() async -> Int32 {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as EventLogError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
+    } catch let error as DurationHistoryError {
+        // A bad --history file is bad input, not an infrastructure failure.
+        Exit.fail(error.errorDescription ?? "history: unusable", code: Verdict.ExitCode.usage)
     } catch let error as RemoteShellError {
         Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
     } catch {

@@ -145,10 +145,25 @@ enum ReportText {
 
     /// Markdown inline text on one line: markup characters backslash-escaped, `<`/`>`/`&` as
     /// entities (GitHub would otherwise treat them as HTML), line breaks and controls as spaces.
+    ///
+    /// Text from tests must not ping people or turn into links in a pull-request comment, so a
+    /// zero-width space (U+200B) goes after every `@` (mentions, team mentions, e-mail autolinks),
+    /// between `#` and a digit (issue references), inside `://` and after `www` (GitHub's bare-URL
+    /// autolinks). GitHub matches those only on contiguous characters, so the invisible break
+    /// stops them while the text reads the same; entities (`&#64;`) would not help (GitHub links
+    /// mentions after decoding them), and code spans cannot hold arbitrary text (backticks, and
+    /// `|` still splits a table cell).
     static func markdown(_ text: String) -> String {
         var out = ""
+        var last3: [Unicode.Scalar] = [" ", " ", " "] // the three input scalars before `s`
         for s in legal(text).unicodeScalars {
+            defer { last3 = [last3[1], last3[2], s] }
+            let previous = last3[2]
+            if previous == "#" && ("0"..."9").contains(s) { out += zeroWidthSpace }
+            if previous == ":" && s == "/" { out += zeroWidthSpace }
+            if s == ".", String(String.UnicodeScalarView(last3)).lowercased() == "www" { out += zeroWidthSpace }
             switch s {
+            case "@": out += "@" + zeroWidthSpace
             case "\n", "\r", "\t": out += " "
             case "&": out += "&amp;"
             case "<": out += "&lt;"
@@ -161,6 +176,8 @@ enum ReportText {
         }
         return out
     }
+
+    private static let zeroWidthSpace = "\u{200B}"
 
     /// Shortens a single line to at most `limit` characters, marking the cut.
     static func clip(_ text: String, _ limit: Int) -> String {
