@@ -50,7 +50,11 @@ public final class EventLog: @unchecked Sendable {
     /// Reads every complete event of an `events.jsonl`. A torn last line (the writer was killed
     /// mid-write) is skipped; any other undecodable line is an error naming its line number.
     public static func read(_ url: URL) throws -> [RunEvent] {
-        let data = try Data(contentsOf: url)
+        try decode(try Data(contentsOf: url), path: url.path)
+    }
+
+    /// `read` on bytes already in memory; `path` names them in errors.
+    public static func decode(_ data: Data, path: String) throws -> [RunEvent] {
         let decoder = JSONDecoder()
         var events: [RunEvent] = []
         let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -60,7 +64,7 @@ public final class EventLog: @unchecked Sendable {
             } catch {
                 let isLast = index >= lines.count - 2 && data.last != 0x0A
                 if isLast { break }
-                throw EventLogError.badLine(url.path, index + 1)
+                throw EventLogError.badLine(path, index + 1)
             }
         }
         return events
