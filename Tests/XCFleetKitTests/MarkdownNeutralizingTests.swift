@@ -18,7 +18,7 @@ final class MarkdownNeutralizingTests: XCTestCase {
         // Removing the invisible breaks gives back the text (escapes aside): it reads the same.
         XCTAssertEqual(ReportText.markdown("a @b c").replacingOccurrences(of: zwsp, with: ""), "a @b c")
         // Plain text is left alone.
-        XCTAssertEqual(ReportText.markdown("www is fine, so is a # 1 and a:b//c"), "www is fine, so is a # 1 and a:b//c")
+        XCTAssertEqual(ReportText.markdown("www is fine, so is a # 1, job#0 and a:b//c"), "www is fine, so is a # 1, job#0 and a:b//c")
     }
 
     func testSummaryOfAFailingTestNeutralizesItsMessage() {
