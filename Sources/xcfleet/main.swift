@@ -91,6 +91,8 @@ struct RunSummaryJSON: Encodable {
     var runDirectory: String
     var exitCode: Int32
     var verdict: String
+    /// The word the terminal and summary.md use for this exit code (`GREEN`, `RED`, `NOT RUN`, `INTERRUPTED`).
+    var headline: String
     var interrupted: Bool
     var totals: Totals
     var suites: [Suite]
@@ -101,6 +103,7 @@ struct RunSummaryJSON: Encodable {
         self.runDirectory = runDirectory
         exitCode = report.exitCode
         verdict = report.verdictLine
+        headline = Verdict.headline(report).word
         interrupted = report.interrupted
         totals = report.totals
         suites = report.suites.map { Suite(name: $0.spec.name, kind: $0.spec.kind, status: $0.status, reasons: $0.reasons) }

@@ -263,6 +263,7 @@ final class CLITests: XCTestCase {
             let json = try xcfleet(["report", run.path, "--json"])
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], json.stdout)
             XCTAssertEqual(object["exitCode"] as? Int, Int(e.code))
+            XCTAssertEqual(object["headline"] as? String, e.word)
         }
     }
 
