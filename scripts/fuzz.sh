@@ -54,6 +54,9 @@ echo "fuzz: built in $(( $(date +%s) - start )) s"
 
 failed=0
 summary=()
+parallel=()
+# -jobs=1 would still fork a job process (with its own log): only ask for jobs when there are several.
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
 for t in "${targets[@]}"; do
     work="$out/corpus/$t"
     mkdir -p "$work"
@@ -63,12 +66,12 @@ for t in "${targets[@]}"; do
     # Report rendering is slow per input: shorter inputs keep its execution rate useful.
     max_len=65536; [ "$t" = reports ] && max_len=8192
     "$out/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
-        -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" -jobs="$jobs" -workers="$jobs" \
+        -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" "${parallel[@]}" \
         "$work" "fuzz/corpus/$t" > "$log" 2>&1
     status=$?
-    # With -jobs > 1 each job writes fuzz-N.log; their stats are summed.
-    execs=$(cat "$log" fuzz-[0-9]*.log 2>/dev/null | grep -oE 'stat::number_of_executed_units: [0-9]+' | grep -oE '[0-9]+' | awk '{s+=$1} END {if (NR) print s}')
-    rm -f fuzz-[0-9]*.log
+    # With FUZZ_JOBS > 1 each job writes fuzz-N.log: appended to the target's log, stats summed.
+    for f in fuzz-[0-9]*.log; do [ -f "$f" ] && { cat "$f" >> "$log"; rm -f "$f"; }; done
+    execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {if (NR) print s}')
     if [ "$status" -ne 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|fuzz invariant violated|SUMMARY: ' "$log"; then
         failed=1
         summary+=("$t: FAILED after ${execs:-?} executions (exit $status) — see $log; the input is in $out/artifacts/$t-*")

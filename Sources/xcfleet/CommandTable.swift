@@ -13,7 +13,7 @@ enum CommandTable {
                         .init(name: "fleet", value: "FILE", help: "fleet file naming the hosts (default: the built-in local host)", completion: .json),
                         .init(name: "runs", value: "DIR", help: "where run directories are created (default: .xcfleet/runs)", completion: .directory),
                         .init(name: "history", value: "RUN_DIR|REPORT", help: "an earlier run (or its report.json) whose durations balance shards", completion: .jsonOrDirectory),
-                        .init(name: "run-id", value: "ID", help: "name of the run directory (default: a fresh timestamped id)"),
+                        .init(name: "run-id", value: "ID", help: "name of the run directory RUNS/ID: 1-64 of A-Z a-z 0-9 . _ - (default: a fresh time-stamped id); an existing run directory is never reused"),
                         templates,
                         .flag("mutants", "also run every mutant of the plan's templates"),
                         .flag("quiet", "no progress output, only the final summary"),
@@ -54,6 +54,7 @@ enum CommandTable {
                     summary: "Parse existing xcodebuild / swift test output (a file, or stdin) and summarise it as a run would.",
                     options: [
                         .init(name: "junit", value: "FILE", help: "also write JUnit XML to FILE", completion: .file),
+                        .init(name: "source-root", value: "HOST_PREFIX=REPO_DIR", help: "show paths under HOST_PREFIX as files of REPO_DIR, relative to its repository (repeatable; docs/locations.md)"),
                         .flag("json", "print the collated report as JSON on stdout (CI annotations go to stderr)"),
                     ],
                     positional: .file,

@@ -19,7 +19,7 @@ func spec(_ path: String...) -> CommandSpec {
 
 enum Exit {
     static func fail(_ message: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data("xcfleet: \(message)\n".utf8))
+        TerminalOutput.printErr("xcfleet: \(message)")
         exit(code)
     }
 }
@@ -35,6 +35,9 @@ func locateRoot(_ args: Arguments) throws -> TemplateRoot {
 func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let args = try Arguments(argv, spec: spec("run"))
     guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (see xcfleet run --help)") }
+    if let id = args.options["run-id"], let problem = RunID.problem(id) {
+        throw UsageError("--run-id '\(id)' \(problem) (it names the run directory under --runs; see xcfleet run --help)")
+    }
     let plan = try loadPlan(args.positionals[0])
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
@@ -42,7 +45,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
-    if let id = args.options["run-id"] { config.runID = id }
+    if let id = args.options["run-id"] { config.runID = id; config.pickNewRunIDIfTaken = false }
     let runner = try Runner(config: config)
     let json = args.flags.contains("json")
     let verbosity: Verbosity = args.flags.contains("quiet") || json ? .quiet : args.flags.contains("verbose") ? .verbose : .normal
@@ -57,9 +60,10 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
-        print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        TerminalOutput.printJSON(try encoder.encode(summary))
     } else {
-        print(ConsoleProgress.summary(report, runDirectory: runner.runDirectory, color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO)))
+        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory),
+                                color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
     }
     return report.exitCode
 }
@@ -80,7 +84,7 @@ func publishToCI(_ report: RunReport, runDirectory: URL, annotationsOnStderr: Bo
     }
     if environment["GITHUB_ACTIONS"] == "true" {
         for line in GitHubAnnotations.lines(report) {
-            if annotationsOnStderr { FileHandle.standardError.write(Data("\(line)\n".utf8)) } else { print(line) }
+            if annotationsOnStderr { TerminalOutput.printErr(line) } else { TerminalOutput.printOut(line) }
         }
     }
 }
@@ -116,8 +120,8 @@ func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file (see xcfleet plan check --help)") }
     for path in args.positionals {
         let plan = try loadPlan(path)
-        print("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
-              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))
+        TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
+              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
     }
     return 0
 }
@@ -132,12 +136,12 @@ func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
         guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants (see xcfleet render --help)") }
         return m
     }
+    // Each suite replaces only its own folder, proven to be strictly inside --out (RenderOutput).
+    let output = RenderOutput(directory: URL(fileURLWithPath: out))
     for suite in plan.suites {
         let rendered = try renderer.render(suite, mutant: mutant.flatMap { $0.template == suite.template ? $0 : nil })
-        let dir = URL(fileURLWithPath: out).appendingPathComponent(rendered.directoryName)
-        if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
-        try rendered.workspace.write(to: dir)
-        print("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")
+        let dir = try output.write(rendered)
+        TerminalOutput.printOut([ConsoleLine("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")])
     }
     return 0
 }
@@ -150,14 +154,14 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     try ReportWriter.writeAll(report, to: dir)
     if let other = args.options["compare"] {
         let base = try ReportWriter.rebuild(runDirectory: URL(fileURLWithPath: other))
-        print(try ReportWriter.writeComparison(base: base, head: report, to: dir))
+        TerminalOutput.printOut(try ReportWriter.writeComparison(base: base, head: report, to: dir))
     }
     if args.flags.contains("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(RunSummaryJSON(report: report, runDirectory: dir.path)), as: UTF8.self))
+        TerminalOutput.printJSON(try encoder.encode(RunSummaryJSON(report: report, runDirectory: dir.path)))
     } else {
-        print(ConsoleProgress.summary(report, runDirectory: dir, color: false))
+        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: dir))
     }
     return report.exitCode
 }
@@ -165,6 +169,13 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
 func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let args = try Arguments(argv, spec: spec("parse"))
     guard args.positionals.count <= 1 else { throw UsageError("parse reads one LOG (or - for stdin) (see xcfleet parse --help)") }
+    let cwd = FileManager.default.currentDirectoryPath
+    let roots = try (args.repeated["source-root"] ?? []).map { arg -> LocationMapper.SourceRoot in
+        guard let root = LogParse.sourceRoot(argument: arg, currentDirectory: cwd) else {
+            throw UsageError("--source-root \(arg): give HOST_PREFIX=REPO_DIR, an absolute path as the log prints it and a folder here (e.g. --source-root /Users/runner/work/app/app=.; see xcfleet parse --help)")
+        }
+        return root
+    }
     let input: FileHandle
     var name = "stdin"
     if let path = args.positionals.first, path != "-" {
@@ -174,7 +185,7 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     } else {
         input = FileHandle.standardInput
     }
-    let report = await LogParse.report(reading: input, name: name)
+    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots)
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }
@@ -182,16 +193,15 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true" {
         // With --json, stdout holds the one JSON document: annotations go to stderr (as for `run --json`).
         for line in GitHubAnnotations.lines(report) {
-            if json { FileHandle.standardError.write(Data("\(line)\n".utf8)) } else { print(line) }
+            if json { TerminalOutput.printErr(line) } else { TerminalOutput.printOut([ConsoleLine(line)]) }
         }
     }
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        TerminalOutput.printJSON(try encoder.encode(report))
     } else {
-        print(ConsoleProgress.summary(report, runDirectory: URL(fileURLWithPath: "."), color: false)
-            .split(separator: "\n").dropLast().joined(separator: "\n"))
+        TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: URL(fileURLWithPath: ".")).dropLast()))
     }
     return report.exitCode
 }
@@ -202,7 +212,7 @@ func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     guard args.positionals.isEmpty else { throw UsageError("hosts check takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts check --help)") }
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
-    for r in results { print(HostChecker.format(r)) }
+    for r in results { TerminalOutput.printOut([ConsoleLine(HostChecker.format(r))]) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 
@@ -259,7 +269,7 @@ func main() async -> Int32 {
     } catch let error as UsageError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as PlanValidationError {
-        FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+        TerminalOutput.printErr(error.description)
         return Verdict.ExitCode.usage
     } catch let error as RenderError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
@@ -268,6 +278,8 @@ func main() async -> Int32 {
     } catch let error as DurationHistoryError {
         // A bad --history file is bad input, not an infrastructure failure.
         Exit.fail(error.errorDescription ?? "history: unusable", code: Verdict.ExitCode.usage)
+    } catch let error as SafePathError {
+        Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as RemoteShellError {
         Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
     } catch {

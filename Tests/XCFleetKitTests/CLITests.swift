@@ -32,7 +32,7 @@ final class CLITests: XCTestCase {
         "render": ["--out", "--mutant", "--templates"],
         "hosts check": ["--fleet"],
         "report": ["--compare", "--json"],
-        "parse": ["--junit", "--json"],
+        "parse": ["--junit", "--source-root", "--json"],
         "completion": [],
     ]
 

@@ -10,11 +10,14 @@ public struct FailureDetail: Equatable, Codable, Sendable {
     public var file: String?
     public var line: Int?
     public var message: String
+    /// Where it points in the repository, with the host's original path (set by `LocationMapper`).
+    public var location: SourceLocation?
 
-    public init(file: String? = nil, line: Int? = nil, message: String) {
+    public init(file: String? = nil, line: Int? = nil, message: String, location: SourceLocation? = nil) {
         self.file = file
         self.line = line
         self.message = message
+        self.location = location
     }
 }
 
@@ -134,6 +137,8 @@ public struct RunReport: Equatable, Codable, Sendable {
     /// One line: "all gates green", or why not.
     public var verdictLine: String
     public var notes: [String]
+    /// Where report.html links repository locations to (from the run's start event).
+    public var forge: ForgeLink? = nil
 
     public var gates: [SuiteReport] { suites.filter { $0.spec.kind == .gate } }
     public var probes: [SuiteReport] { suites.filter { $0.spec.kind == .probe } }

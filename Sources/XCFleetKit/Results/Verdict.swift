@@ -168,8 +168,7 @@ public enum Verdict {
     private static func key(_ cls: String, _ name: String) -> String { cls + "/" + name }
 
     private static func location(_ f: FailureDetail) -> String {
-        guard let file = f.file else { return "" }
-        return f.line.map { "\(file):\($0): " } ?? "\(file): "
+        ReportText.location(f).map { "\($0): " } ?? ""
     }
 
     private static func label(_ job: JobReport) -> String {
