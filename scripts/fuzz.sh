@@ -62,12 +62,13 @@ for t in "${targets[@]}"; do
     mkdir -p "$work"
     log="$out/$t.log"
     rm -f "$out/artifacts/$t-"*
+    seeds=(); [ -d "fuzz/corpus/$t" ] && seeds=("fuzz/corpus/$t")
     # New inputs go to the work corpus (under .build); the seeds in the repository are read only.
     # Report rendering is slow per input: shorter inputs keep its execution rate useful.
     max_len=65536; [ "$t" = reports ] && max_len=8192
     "$out/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
         -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" "${parallel[@]}" \
-        "$work" "fuzz/corpus/$t" > "$log" 2>&1
+        "$work" "${seeds[@]}" > "$log" 2>&1
     status=$?
     # With FUZZ_JOBS > 1 each job writes fuzz-N.log: appended to the target's log, stats summed.
     for f in fuzz-[0-9]*.log; do [ -f "$f" ] && { cat "$f" >> "$log"; rm -f "$f"; }; done
