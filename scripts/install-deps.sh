@@ -5,7 +5,7 @@
 set -euo pipefail
 want=(libssh2-1-dev pkg-config perl tar)
 if [ "${1:-}" = "--test" ]; then
-  want+=(openssh-server openssh-client libxml2-utils chromium tmux iproute2 iptables rsync procps)
+  want+=(openssh-server openssh-client libxml2-utils chromium tmux iproute2 iptables rsync procps zsh fish)
 fi
 missing=()
 for p in "${want[@]}"; do

@@ -21,4 +21,7 @@ skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || 
 executed=${executed:-0}; failures=${failures:-0}; skipped=${skipped:-0}
 echo "tests: $((executed - failures - skipped)) passed, $failures failed, $skipped skipped"
 rm -f "$log"
+# Every libFuzzer target for a bounded time (FUZZ_SECONDS each, 25 by default: ~2.5 min plus the
+# instrumented build); a crash, sanitizer report, hang or harness invariant fails the run (docs/fuzzing.md).
+FUZZ_SECONDS="${FUZZ_SECONDS:-25}" bash scripts/fuzz.sh || { echo "test.sh: fuzzing failed (see above; docs/fuzzing.md)"; status=1; }
 exit "$status"

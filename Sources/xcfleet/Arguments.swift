@@ -50,3 +50,10 @@ struct Arguments {
         }
     }
 }
+
+extension Arguments {
+    /// Scans `args` with the options and flags `spec` lists (and `--help`).
+    init(_ args: ArraySlice<String>, spec: CommandSpec) throws {
+        try self.init(args, options: spec.valueOptions, flags: spec.flagOptions.union(["help"]), command: spec.name)
+    }
+}

@@ -62,15 +62,15 @@ final class ConsoleProgress: Sendable {
     /// a newline or escape sequences can never make a line of its own.
     static func summary(_ report: RunReport, runDirectory: URL) -> [ConsoleLine] {
         var lines: [ConsoleLine] = []
-        let verdict: String
+        // The same words as report.html's banner and summary.md's headline (Verdict.headline).
+        let headline = Verdict.headline(report)
         let style: ConsoleStyle
-        switch report.exitCode {
-        case 0: (verdict, style) = ("GREEN", .success)
-        case 130: (verdict, style) = ("INTERRUPTED", .warning)
-        case 3: (verdict, style) = ("NOT RUN", .warning) // infrastructure: the gates could not be proven either way
-        default: (verdict, style) = ("RED", .failure)
+        switch headline.tone {
+        case .green: style = .success
+        case .red: style = .failure
+        case .notRun, .interrupted: style = .warning
         }
-        lines.append(ConsoleLine("xcfleet \(verdict): \(report.verdictLine)", style))
+        lines.append(ConsoleLine("xcfleet \(headline.word): \(report.verdictLine)", style))
         for suite in report.suites {
             // The suite's own results; tests failing against a mutant are the mutant being killed.
             let real = suite.jobs.filter { $0.planned.mutant == nil }.compactMap(\.decisive)

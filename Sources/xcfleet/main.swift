@@ -6,31 +6,16 @@ import Glibc
 
 // xcfleet's entry point. Turning errors into one-line messages and exit codes happens here only.
 
-let usage = """
-usage: xcfleet <command> [options]
+/// `xcfleet --help`; each command's own help comes from `CommandTable`.
+let usage = CommandTable.overview
 
-commands:
-  run PLAN [--fleet FILE] [--runs DIR] [--run-id ID] [--mutants] [--history RUN_DIR|REPORT] [--quiet|--verbose|--json]
-                       run a plan (the built-in local host when no fleet is given); the run
-                       directory is RUNS/ID (ID: 1-64 of A-Z a-z 0-9 . _ -, default a fresh
-                       time-stamped id); an existing run directory is never reused
-  plan check PLAN      validate a plan; every problem with file:line:col and JSON path
-  render PLAN --out DIR
-                       write each suite as a standalone SwiftPM package
-  hosts check [--fleet FILE]
-                       check every host: reachable, host key, auth, platform, toolchain, disk, latency
-  hosts clean [--fleet FILE]
-                       empty every host's build and push caches (entries in use by a running job stay)
-  report RUN_DIR [--compare OTHER_RUN_DIR]
-                       rebuild every report of a run from its events.jsonl
-  parse [LOG|-] [--junit FILE] [--json] [--source-root HOST_PREFIX=REPO_DIR]...
-                       parse existing xcodebuild / swift test output; paths under HOST_PREFIX
-                       are shown as files of REPO_DIR, relative to its repository (docs/locations.md)
-  --version, --help
-
-common options: --templates DIR (where Templates/ and Sources/CacheContract/ are; also XCFLEET_HOME)
-exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/fleet · 3 infrastructure failure · 130 interrupted
-"""
+/// The table entry of a command `main` dispatches (the table is the single source of its options).
+func spec(_ path: String...) -> CommandSpec {
+    guard let spec = CommandTable.commands.first(where: { $0.path == path }) else {
+        preconditionFailure("no CommandTable entry for \(path)") // a programming error, never user input
+    }
+    return spec
+}
 
 enum Exit {
     static func fail(_ message: String, code: Int32) -> Never {
@@ -48,12 +33,10 @@ func locateRoot(_ args: Arguments) throws -> TemplateRoot {
 }
 
 func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, options: ["fleet", "runs", "history", "templates", "run-id"],
-                             flags: ["mutants", "quiet", "verbose", "json", "help"], command: "run")
-    if args.flags.contains("help") { print(usage); return 0 }
-    guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (xcfleet run Plans/cache-contract.json)") }
+    let args = try Arguments(argv, spec: spec("run"))
+    guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (see xcfleet run --help)") }
     if let id = args.options["run-id"], let problem = RunID.problem(id) {
-        throw UsageError("--run-id '\(id)' \(problem) (it names the run directory under --runs)")
+        throw UsageError("--run-id '\(id)' \(problem) (it names the run directory under --runs; see xcfleet run --help)")
     }
     let plan = try loadPlan(args.positionals[0])
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
@@ -112,6 +95,8 @@ struct RunSummaryJSON: Encodable {
     var runDirectory: String
     var exitCode: Int32
     var verdict: String
+    /// The word the terminal and summary.md use for this exit code (`GREEN`, `RED`, `NOT RUN`, `INTERRUPTED`).
+    var headline: String
     var interrupted: Bool
     var totals: Totals
     var suites: [Suite]
@@ -122,6 +107,7 @@ struct RunSummaryJSON: Encodable {
         self.runDirectory = runDirectory
         exitCode = report.exitCode
         verdict = report.verdictLine
+        headline = Verdict.headline(report).word
         interrupted = report.interrupted
         totals = report.totals
         suites = report.suites.map { Suite(name: $0.spec.name, kind: $0.spec.kind, status: $0.status, reasons: $0.reasons) }
@@ -129,9 +115,9 @@ struct RunSummaryJSON: Encodable {
 }
 
 func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    guard argv.first == "check" else { throw UsageError("usage: xcfleet plan check PLAN") }
-    let args = try Arguments(argv.dropFirst(), options: [], flags: [], command: "plan check")
-    guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file") }
+    guard argv.first == "check" else { throw UsageError(unknownSubcommand("plan", argv.first)) }
+    let args = try Arguments(argv.dropFirst(), spec: spec("plan", "check"))
+    guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file (see xcfleet plan check --help)") }
     for path in args.positionals {
         let plan = try loadPlan(path)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
@@ -141,13 +127,13 @@ func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
 }
 
 func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    let args = try Arguments(argv, options: ["out", "templates", "mutant"], flags: [], command: "render")
-    guard args.positionals.count == 1, let out = args.options["out"] else { throw UsageError("usage: xcfleet render PLAN --out DIR") }
+    let args = try Arguments(argv, spec: spec("render"))
+    guard args.positionals.count == 1, let out = args.options["out"] else { throw UsageError("render needs one PLAN and --out DIR (see xcfleet render --help)") }
     let plan = try loadPlan(args.positionals[0])
     let root = try locateRoot(args)
     let renderer = Renderer(root: root)
     let mutant = try args.options["mutant"].map { id -> MutantSpec in
-        guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants") }
+        guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants (see xcfleet render --help)") }
         return m
     }
     // Each suite replaces only its own folder, proven to be strictly inside --out (RenderOutput).
@@ -161,8 +147,8 @@ func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
 }
 
 func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    let args = try Arguments(argv, options: ["compare"], flags: ["json"], command: "report")
-    guard args.positionals.count == 1 else { throw UsageError("usage: xcfleet report RUN_DIR [--compare OTHER_RUN_DIR]") }
+    let args = try Arguments(argv, spec: spec("report"))
+    guard args.positionals.count == 1 else { throw UsageError("report needs one RUN_DIR (see xcfleet report --help)") }
     let dir = URL(fileURLWithPath: args.positionals[0])
     let report = try ReportWriter.rebuild(runDirectory: dir)
     try ReportWriter.writeAll(report, to: dir)
@@ -170,23 +156,30 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
         let base = try ReportWriter.rebuild(runDirectory: URL(fileURLWithPath: other))
         TerminalOutput.printOut(try ReportWriter.writeComparison(base: base, head: report, to: dir))
     }
-    TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: dir))
+    if args.flags.contains("json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        TerminalOutput.printJSON(try encoder.encode(RunSummaryJSON(report: report, runDirectory: dir.path)))
+    } else {
+        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: dir))
+    }
     return report.exitCode
 }
 
 func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, options: ["junit", "source-root"], flags: ["json"], command: "parse")
+    let args = try Arguments(argv, spec: spec("parse"))
+    guard args.positionals.count <= 1 else { throw UsageError("parse reads one LOG (or - for stdin) (see xcfleet parse --help)") }
     let cwd = FileManager.default.currentDirectoryPath
     let roots = try (args.repeated["source-root"] ?? []).map { arg -> LocationMapper.SourceRoot in
         guard let root = LogParse.sourceRoot(argument: arg, currentDirectory: cwd) else {
-            throw UsageError("--source-root \(arg): give HOST_PREFIX=REPO_DIR, an absolute path as the log prints it and a folder here (e.g. --source-root /Users/runner/work/app/app=.)")
+            throw UsageError("--source-root \(arg): give HOST_PREFIX=REPO_DIR, an absolute path as the log prints it and a folder here (e.g. --source-root /Users/runner/work/app/app=.; see xcfleet parse --help)")
         }
         return root
     }
     let input: FileHandle
     var name = "stdin"
     if let path = args.positionals.first, path != "-" {
-        guard let h = FileHandle(forReadingAtPath: path) else { throw UsageError("\(path): cannot read (give a log file, or - for stdin)") }
+        guard let h = FileHandle(forReadingAtPath: path) else { throw UsageError("\(path): cannot read (give a log file, or - for stdin; see xcfleet parse --help)") }
         input = h
         name = path
     } else {
@@ -196,10 +189,14 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }
+    let json = args.flags.contains("json")
     if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true" {
-        for line in GitHubAnnotations.lines(report) { TerminalOutput.printOut([ConsoleLine(line)]) }
+        // With --json, stdout holds the one JSON document: annotations go to stderr (as for `run --json`).
+        for line in GitHubAnnotations.lines(report) {
+            if json { TerminalOutput.printErr(line) } else { TerminalOutput.printOut([ConsoleLine(line)]) }
+        }
     }
-    if args.flags.contains("json") {
+    if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         TerminalOutput.printJSON(try encoder.encode(report))
@@ -209,37 +206,64 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     return report.exitCode
 }
 
-let hostsCleanUsage = """
-usage: xcfleet hosts clean [--fleet FILE]
-
-Empties the build cache (<workRoot>/builds) and the push cache (<workRoot>/.cache) of every host
-in the fleet (the built-in local host when no fleet is given). Builds used by a running job of
-any xcfleet process are kept. Exit 0 when every host was cleaned, 3 otherwise.
-
-example: xcfleet hosts clean --fleet fleet.json
-"""
-
 func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     if argv.first == "clean" {
-        let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: ["help"], command: "hosts clean")
-        if args.flags.contains("help") { print(hostsCleanUsage); return 0 }
+        let args = try Arguments(argv.dropFirst(), spec: spec("hosts", "clean"))
+        guard args.positionals.isEmpty else { throw UsageError("hosts clean takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts clean --help)") }
         let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
         let results = await HostCacheCleaner.clean(fleet.hosts)
-        for r in results { print(HostCacheCleaner.format(r)) }
+        for r in results { TerminalOutput.printOut([ConsoleLine(HostCacheCleaner.format(r))]) }
         return results.allSatisfy { $0.problem == nil } ? 0 : Verdict.ExitCode.infrastructure
     }
-    guard argv.first == "check" else { throw UsageError("usage: xcfleet hosts check|clean [--fleet FILE]") }
-    let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: [], command: "hosts check")
+    guard argv.first == "check" else { throw UsageError(unknownSubcommand("hosts", argv.first)) }
+    let args = try Arguments(argv.dropFirst(), spec: spec("hosts", "check"))
+    guard args.positionals.isEmpty else { throw UsageError("hosts check takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts check --help)") }
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
     for r in results { TerminalOutput.printOut([ConsoleLine(HostChecker.format(r))]) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 
+/// The message for `xcfleet GROUP` with a missing or unknown subcommand.
+func unknownSubcommand(_ group: String, _ word: String?) -> String {
+    let subs = CommandTable.groups.first { $0.name == group }?.commands.map { $0.path.dropFirst().joined(separator: " ") } ?? []
+    let what = word.map { "unknown subcommand '\($0)' for 'xcfleet \(group)'" } ?? "'xcfleet \(group)' needs a subcommand"
+    return "\(what): \(subs.joined(separator: ", ")) (see xcfleet \(group) --help)"
+}
+
+func completionCommand(_ argv: ArraySlice<String>) throws -> Int32 {
+    let args = try Arguments(argv, spec: spec("completion"))
+    guard args.positionals.count == 1, let script = CompletionScript.script(for: args.positionals[0]) else {
+        throw UsageError("completion needs one SHELL: \(CompletionScript.shells.joined(separator: ", ")) (see xcfleet completion --help)")
+    }
+    print(script, terminator: "")
+    return 0
+}
+
+/// `xcfleet CMD --help` / `-h` and `xcfleet help [CMD]`, for every command in the table; nil when
+/// `argv` asks for no help (or names a command the table does not know: its own code answers).
+func help(_ argv: ArraySlice<String>) throws -> String? {
+    if argv.first == "help" {
+        let rest = argv.dropFirst()
+        guard let first = rest.first else { return usage }
+        if let spec = CommandTable.find(rest) { return spec.help }
+        if let group = CommandTable.groupHelp(first) { return group }
+        throw UsageError("no help for '\(rest.joined(separator: " "))' (xcfleet --help lists the commands)")
+    }
+    guard let first = argv.first, !first.hasPrefix("-"), CommandTable.wantsHelp(argv) else { return nil }
+    if let spec = CommandTable.find(argv) { return spec.help }
+    return CommandTable.groupHelp(first)
+}
+
 func main() async -> Int32 {
     let argv = CommandLine.arguments.dropFirst()
     do {
+        if let text = try help(argv) {
+            print(text)
+            return 0
+        }
         switch argv.first {
+        case "completion": return try completionCommand(argv.dropFirst())
         case "run": return try await runCommand(argv.dropFirst())
         case "plan": return try planCommand(argv.dropFirst())
         case "render": return try renderCommand(argv.dropFirst())
@@ -259,6 +283,9 @@ func main() async -> Int32 {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as EventLogError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
+    } catch let error as DurationHistoryError {
+        // A bad --history file is bad input, not an infrastructure failure.
+        Exit.fail(error.errorDescription ?? "history: unusable", code: Verdict.ExitCode.usage)
     } catch let error as SafePathError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as RemoteShellError {

@@ -4,14 +4,14 @@ import XCTest
 final class MarkdownSummaryRendererTests: XCTestCase {
     func testGreenVerdictAndCounts() {
         let md = MarkdownSummaryRenderer().markdown(SampleReports.green)
-        XCTAssertTrue(md.hasPrefix("## ✅ xcfleet: all gates green\n"), md)
+        XCTAssertTrue(md.hasPrefix("## ✅ xcfleet GREEN: all gates green\n"), md)
         XCTAssertTrue(md.contains("| cache-contract | gate | 🟢 green | 4 | 0 | 0 | 0 | 0 | 1 |"), md)
         XCTAssertFalse(md.contains("### Failures"))
     }
 
     func testRedListsFailuresWithLocation() {
         let md = MarkdownSummaryRenderer().markdown(SampleReports.red)
-        XCTAssertTrue(md.hasPrefix("## ❌ xcfleet: "))
+        XCTAssertTrue(md.hasPrefix("## ❌ xcfleet RED: "))
         XCTAssertTrue(md.contains("Tests/CacheContractTests/CacheStoreTests.swift:42 — XCTAssertEqual failed"), md)
         XCTAssertTrue(md.contains("testC1\\_revisionChangeMisses — not run: "), md)
         XCTAssertTrue(md.contains("crash: Fatal error"), md)

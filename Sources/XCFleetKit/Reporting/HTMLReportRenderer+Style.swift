@@ -9,6 +9,7 @@ extension HTMLReportRenderer {
     .banner{padding:22px 20px 18px;color:#fff}
     .banner.green{background:linear-gradient(135deg,#1a7f37,#2da44e)}
     .banner.red{background:linear-gradient(135deg,#a40e26,#cf222e)}
+    .banner.not-run,.banner.interrupted{background:linear-gradient(135deg,#7d4e00,#bf8700)}
     .banner .inner{max-width:1140px;margin:0 auto}
     .banner h1{margin:0 0 4px;font-size:1.6em;line-height:1.2}
     .banner .line{font-size:1.05em;opacity:.95}

@@ -58,11 +58,11 @@ public struct HTMLReportRenderer: ReportRendering {
     // MARK: Banner and cards
 
     private func banner(_ r: RunReport) -> String {
-        let green = r.exitCode == 0 && !r.interrupted
-        var b = "<header id=\"verdict\" class=\"banner \(green ? "green" : "red")\"><div class=\"inner\">\n"
+        let headline = Verdict.headline(r)
+        var b = "<header id=\"verdict\" class=\"banner \(headline.tone.rawValue)\"><div class=\"inner\">\n"
         let gateCount = r.gates.count
         let redGates = r.gates.filter { $0.status != .green }
-        b += "<h1>\(green ? "✔ All gates green" : (r.interrupted ? "■ Run interrupted" : "✘ Gates red"))</h1>\n"
+        b += "<h1>\(headline.symbol) \(headline.title)</h1>\n"
         if redGates.isEmpty {
             b += "<div class=\"line\">\(h(r.verdictLine))</div>\n"
         } else {
@@ -241,7 +241,8 @@ public struct HTMLReportRenderer: ReportRendering {
             let fs = o.failures.isEmpty ? [FailureDetail(message: "failed")] : o.failures
             for f in fs { b += failureBox(f) }
         case .notRun:
-            b += "<div class=\"fail\">not run: \(h(o.notRunReason ?? ""))</div>"
+            // A job that never started: the suite's reasons above say why, once.
+            if job.decisive != nil { b += "<div class=\"fail\">not run: \(h(o.notRunReason ?? ""))</div>" }
         case .skipped:
             if let r = o.skipReason { b += "<div class=\"note\">skipped: \(h(r))</div>" }
         case .passed:

@@ -23,8 +23,8 @@ public struct MarkdownSummaryRenderer: ReportRendering {
 
     public func markdown(_ report: RunReport) -> String {
         var out: [String] = []
-        let green = report.exitCode == 0 && !report.interrupted
-        out.append("## \(green ? "✅" : "❌") xcfleet: \(md(report.verdictLine))")
+        let headline = Verdict.headline(report)
+        out.append("## \(headline.emoji) xcfleet \(headline.word): \(md(report.verdictLine))")
         out.append("")
         let hostCount = report.hosts.count
         out.append("Plan **\(md(report.planName))** · run \(md(report.runID)) · \(hostCount) host\(hostCount == 1 ? "" : "s") · \(ReportText.duration(report.duration)) · exit code \(report.exitCode)\(report.interrupted ? " · **interrupted**" : "")")
@@ -37,6 +37,8 @@ public struct MarkdownSummaryRenderer: ReportRendering {
         var flaky: [String] = []
         for suite in report.suites {
             var n = (passed: 0, failed: 0, skipped: 0, notRun: 0, flaky: 0)
+            // Tests of jobs that never started: one line per suite and reason, not one per test.
+            var neverStarted: [(reason: String, count: Int)] = []
             for job in suite.jobs {
                 let host = job.decisive?.host ?? "unscheduled"
                 if let mutant = job.planned.mutant {
@@ -59,7 +61,10 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                         failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(loc)\(md(ReportText.clip(f.message, maxMessageLength)))"))
                     case .notRun:
                         n.notRun += 1
-                        if ReportFacts.isRed(job) {
+                        if ReportFacts.isRed(job) && job.decisive == nil {
+                            let why = o.notRunReason ?? job.finalState.rawValue
+                            if let i = neverStarted.firstIndex(where: { $0.reason == why }) { neverStarted[i].count += 1 } else { neverStarted.append((why, 1)) }
+                        } else if ReportFacts.isRed(job) {
                             failures.append((suite.spec.name, host, "\(md(o.id.description)) — not run: \(md(ReportText.clip(o.notRunReason ?? "", maxMessageLength)))"))
                         }
                     }
@@ -75,6 +80,9 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                         failures.append((suite.spec.name, host, "job \(md(job.planned.jobID)) — \(md(ReportText.clip(d, maxMessageLength)))"))
                     }
                 }
+            }
+            for (why, count) in neverStarted {
+                failures.append((suite.spec.name, "unscheduled", "\(count) test\(count == 1 ? "" : "s") not run: \(md(ReportText.clip(why, maxMessageLength)))"))
             }
             let status = Self.statusText(suite.status)
             out.append("| \(md(suite.spec.name)) | \(suite.spec.kind.rawValue) | \(status) | \(n.passed) | \(n.failed) | \(n.skipped) | \(n.notRun) | \(n.flaky) | \(suite.jobs.count) |")

@@ -69,7 +69,11 @@ enum ReportFacts {
         if job.planned.mutant != nil, job.finalState == .passed || job.finalState == .flaky, job.reasons.isEmpty {
             return "every test passed against the mutant: the suite does not catch this fault"
         }
-        if let first = job.reasons.first, !first.isEmpty { return job.reasons.joined(separator: "; ") }
+        // Job reasons may start with the state ("unschedulable: needs combine"); callers print the
+        // state themselves, so it is dropped here and never doubled.
+        let state = job.finalState.rawValue + ": "
+        let reasons = job.reasons.map { $0.hasPrefix(state) ? String($0.dropFirst(state.count)) : $0 }
+        if let first = reasons.first, !first.isEmpty { return reasons.joined(separator: "; ") }
         if let problems = job.decisive?.problems, !problems.isEmpty { return problems.joined(separator: "; ") }
         return job.finalState.rawValue
     }

@@ -145,10 +145,25 @@ enum ReportText {
 
     /// Markdown inline text on one line: markup characters backslash-escaped, `<`/`>`/`&` as
     /// entities (GitHub would otherwise treat them as HTML), line breaks and controls as spaces.
+    ///
+    /// Text from tests must not ping people or turn into links in a pull-request comment, so a
+    /// zero-width space (U+200B) goes after every `@` (mentions, team mentions, e-mail autolinks),
+    /// between `#` and a digit after a non-word character (issue references; `job#0` stays), inside `://` and after `www` (GitHub's bare-URL
+    /// autolinks). GitHub matches those only on contiguous characters, so the invisible break
+    /// stops them while the text reads the same; entities (`&#64;`) would not help (GitHub links
+    /// mentions after decoding them), and code spans cannot hold arbitrary text (backticks, and
+    /// `|` still splits a table cell).
     static func markdown(_ text: String) -> String {
         var out = ""
+        var last3: [Unicode.Scalar] = [" ", " ", " "] // the three input scalars before `s`
         for s in legal(text).unicodeScalars {
+            defer { last3 = [last3[1], last3[2], s] }
+            let previous = last3[2]
+            if previous == "#" && ("0"..."9").contains(s) && !isWordScalar(last3[1]) { out += zeroWidthSpace } // `job#0` is no reference
+            if previous == ":" && s == "/" { out += zeroWidthSpace }
+            if s == ".", String(String.UnicodeScalarView(last3)).lowercased() == "www" { out += zeroWidthSpace }
             switch s {
+            case "@": out += "@" + zeroWidthSpace
             case "\n", "\r", "\t": out += " "
             case "&": out += "&amp;"
             case "<": out += "&lt;"
@@ -160,6 +175,12 @@ enum ReportText {
             }
         }
         return out
+    }
+
+    private static let zeroWidthSpace = "\u{200B}"
+
+    private static func isWordScalar(_ s: Unicode.Scalar) -> Bool {
+        s.properties.isAlphabetic || s.properties.numericType != nil || s == "_"
     }
 
     /// Shortens a single line to at most `limit` characters, marking the cut.

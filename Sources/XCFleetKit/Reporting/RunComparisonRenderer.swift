@@ -44,7 +44,7 @@ public enum RunComparisonRenderer {
             out.append("| Suite | Metric | Host | Labels | Base | Head | Change |")
             out.append("|---|---|---|---|--:|--:|--:|")
             for m in c.metricChanges {
-                out.append("| \(md(m.suite)) | \(md(m.metric)) | \(md(m.host)) | \(md(m.labels)) | \(value(m.baseMean, m.unit)) | \(value(m.headMean, m.unit)) | \(change(m)) |")
+                out.append("| \(md(m.suite)) | \(md(m.metric)) | \(md(m.host)) | \(md(m.labels)) | \(md(value(m.baseMean, m.unit))) | \(md(value(m.headMean, m.unit))) | \(md(change(m))) |")
             }
             out.append("")
         }

@@ -91,6 +91,11 @@ public final class EventLog: @unchecked Sendable {
             if error.kind == .missing { throw EventLogError.missing(url.path) }
             throw EventLogError.unreadable(url.path, error.reason)
         }
+        return try decode(data, path: url.path)
+    }
+
+    /// `read` on bytes already in memory; `path` names them in errors.
+    public static func decode(_ data: Data, path: String) throws -> [RunEvent] {
         let decoder = JSONDecoder()
         var events: [RunEvent] = []
         let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -100,7 +105,7 @@ public final class EventLog: @unchecked Sendable {
             } catch {
                 let isLast = index >= lines.count - 2 && data.last != 0x0A
                 if isLast { break }
-                throw EventLogError.badLine(url.path, index + 1)
+                throw EventLogError.badLine(path, index + 1)
             }
         }
         return events

@@ -53,7 +53,7 @@ public struct DurationHistory: Equatable, Sendable {
         do {
             report = try JSONDecoder().decode(RunReport.self, from: data)
         } catch {
-            throw DurationHistoryError.notAReport(path: file, reason: String(describing: error))
+            throw DurationHistoryError.notAReport(path: file, reason: DecodingErrorText.line(error))
         }
         self.init(report: report)
     }

@@ -1,0 +1,130 @@
+/// The table of every command `xcfleet` has (see `CommandSpec`), and the help texts built from it.
+enum CommandTable {
+    static let exitCodes = "exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/fleet · 3 infrastructure failure · 130 interrupted"
+
+    static let templates = CommandSpec.Option(name: "templates", value: "DIR",
+                                              help: "where Templates/ and Sources/CacheContract/ are (default: XCFLEET_HOME, then next to the binary)",
+                                              completion: .directory)
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(path: ["run"], arguments: "PLAN",
+                    summary: "Run a plan's suites on a fleet (the built-in local host when no fleet is given) and write the run's reports.",
+                    options: [
+                        .init(name: "fleet", value: "FILE", help: "fleet file naming the hosts (default: the built-in local host)", completion: .json),
+                        .init(name: "runs", value: "DIR", help: "where run directories are created (default: .xcfleet/runs)", completion: .directory),
+                        .init(name: "history", value: "RUN_DIR|REPORT", help: "an earlier run (or its report.json) whose durations balance shards", completion: .jsonOrDirectory),
+                        .init(name: "run-id", value: "ID", help: "name of the run directory RUNS/ID: 1-64 of A-Z a-z 0-9 . _ - (default: a fresh time-stamped id); an existing run directory is never reused"),
+                        templates,
+                        .flag("mutants", "also run every mutant of the plan's templates"),
+                        .flag("quiet", "no progress output, only the final summary"),
+                        .flag("verbose", "more progress detail"),
+                        .flag("json", "print one JSON summary on stdout (implies --quiet; CI annotations go to stderr)"),
+                    ],
+                    positional: .json,
+                    examples: ["xcfleet run Plans/cache-contract.json --fleet fleet.json"]),
+        CommandSpec(path: ["plan", "check"], arguments: "PLAN...",
+                    summary: "Validate plans without running them; every problem is listed with file:line:col and its JSON path.",
+                    options: [], positional: .json,
+                    examples: ["xcfleet plan check Plans/cache-contract.json"]),
+        CommandSpec(path: ["render"], arguments: "PLAN --out DIR",
+                    summary: "Write each suite of a plan as a standalone SwiftPM package, exactly as it would be pushed to a host.",
+                    options: [
+                        .init(name: "out", value: "DIR", help: "directory that receives one package per suite (required)", completion: .directory),
+                        .init(name: "mutant", value: "ID", help: "render with this mutant (Templates/mutants) applied"),
+                        templates,
+                    ],
+                    positional: .json,
+                    examples: ["xcfleet render Plans/cache-contract.json --out rendered"]),
+        CommandSpec(path: ["hosts", "check"], arguments: "",
+                    summary: "Check every host of a fleet: reachable, host key, auth, platform, toolchain, disk, latency.",
+                    options: [
+                        .init(name: "fleet", value: "FILE", help: "fleet file naming the hosts (default: the built-in local host)", completion: .json),
+                    ],
+                    positional: .none,
+                    examples: ["xcfleet hosts check --fleet fleet.json"]),
+        CommandSpec(path: ["hosts", "clean"], arguments: "",
+                    summary: "Empty every host's build cache (<workRoot>/builds) and push cache (<workRoot>/.cache); builds a running job of any xcfleet process uses stay. Exit 0 when every host was cleaned, 3 otherwise.",
+                    options: [
+                        .init(name: "fleet", value: "FILE", help: "fleet file naming the hosts (default: the built-in local host)", completion: .json),
+                    ],
+                    positional: .none,
+                    examples: ["xcfleet hosts clean --fleet fleet.json"]),
+        CommandSpec(path: ["report"], arguments: "RUN_DIR",
+                    summary: "Rebuild every report of a run (report.json, junit.xml, summary.md, report.html) from its events.jsonl.",
+                    options: [
+                        .init(name: "compare", value: "OTHER_RUN_DIR", help: "also compare with an earlier run: what got worse, what got better", completion: .directory),
+                        .flag("json", "print one JSON summary on stdout instead of the text summary"),
+                    ],
+                    positional: .directory,
+                    examples: ["xcfleet report .xcfleet/runs/20261201-101500-ab12", "xcfleet report RUN_DIR --compare OTHER_RUN_DIR"]),
+        CommandSpec(path: ["parse"], arguments: "[LOG|-]",
+                    summary: "Parse existing xcodebuild / swift test output (a file, or stdin) and summarise it as a run would.",
+                    options: [
+                        .init(name: "junit", value: "FILE", help: "also write JUnit XML to FILE", completion: .file),
+                        .init(name: "source-root", value: "HOST_PREFIX=REPO_DIR", help: "show paths under HOST_PREFIX as files of REPO_DIR, relative to its repository (repeatable; docs/locations.md)"),
+                        .flag("json", "print the collated report as JSON on stdout (CI annotations go to stderr)"),
+                    ],
+                    positional: .file,
+                    examples: ["swift test 2>&1 | xcfleet parse - --junit junit.xml"]),
+        CommandSpec(path: ["completion"], arguments: "SHELL",
+                    summary: "Print a completion script for bash, zsh or fish.",
+                    options: [], positional: .words(["bash", "zsh", "fish"]),
+                    examples: ["source <(xcfleet completion bash)",
+                               "xcfleet completion zsh > \"${fpath[1]}/_xcfleet\"",
+                               "xcfleet completion fish > ~/.config/fish/completions/xcfleet.fish"]),
+    ]
+
+    /// The command `argv` names (its longest path match), with how many words it took.
+    static func find(_ argv: ArraySlice<String>) -> CommandSpec? {
+        commands.filter { Array(argv.prefix($0.path.count)) == $0.path }.max { $0.path.count < $1.path.count }
+    }
+
+    /// First words that group subcommands (`plan`, `hosts`), with their subcommands.
+    static var groups: [(name: String, commands: [CommandSpec])] {
+        var out: [(String, [CommandSpec])] = []
+        for c in commands where c.path.count > 1 {
+            if let i = out.firstIndex(where: { $0.0 == c.path[0] }) { out[i].1.append(c) } else { out.append((c.path[0], [c])) }
+        }
+        return out
+    }
+
+    /// Top-level words in table order (`run`, `plan`, `render`, …).
+    static var topLevel: [String] {
+        var seen: [String] = []
+        for c in commands where !seen.contains(c.path[0]) { seen.append(c.path[0]) }
+        return seen
+    }
+
+    /// Whether `--help` or `-h` appears before a `--` separator.
+    static func wantsHelp(_ argv: ArraySlice<String>) -> Bool {
+        for a in argv {
+            if a == "--" { return false }
+            if a == "--help" || a == "-h" { return true }
+        }
+        return false
+    }
+
+    /// Help for a group word alone (`xcfleet hosts --help`).
+    static func groupHelp(_ group: String) -> String? {
+        guard let g = groups.first(where: { $0.name == group }) else { return nil }
+        var lines = ["usage: xcfleet \(group) <subcommand> [options]", "", "subcommands:"]
+        for c in g.commands { lines.append("  \(c.path.dropFirst().joined(separator: " ").padding(toLength: 10, withPad: " ", startingAt: 0))\(c.summary)") }
+        lines.append("")
+        lines.append("xcfleet \(group) <subcommand> --help shows a subcommand's options")
+        return lines.joined(separator: "\n")
+    }
+
+    /// `xcfleet --help`.
+    static var overview: String {
+        var lines = ["usage: xcfleet <command> [options]", "", "commands:"]
+        for c in commands {
+            lines.append("  " + c.usageLine.dropFirst("xcfleet ".count))
+            lines.append("      " + c.summary)
+        }
+        lines.append("  --version, --help")
+        lines.append("")
+        lines.append("xcfleet <command> --help shows a command's options and an example.")
+        lines.append(exitCodes)
+        return lines.joined(separator: "\n")
+    }
+}

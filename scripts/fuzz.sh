@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in fuzz/Targets and runs each for a bounded time.
+#   scripts/fuzz.sh                 every target, FUZZ_SECONDS (default 30) each
+#   scripts/fuzz.sh parser reports  only those targets
+#   FUZZ_SECONDS=3600 FUZZ_JOBS=2 scripts/fuzz.sh parser   a longer session (docs/fuzzing.md)
+#   scripts/fuzz.sh --build-only
+# The package's own `swift build` is not involved: XCFleetKit and SSHClient are compiled here by
+# swiftc, with coverage instrumentation and AddressSanitizer, into .build/fuzz. Fails on a crash,
+# a sanitizer or leak report, a timeout (-timeout), or a harness invariant (a trap).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+seconds="${FUZZ_SECONDS:-30}"
+# The Swift runtime's own crash backtracer fights ASan (and can hang); libFuzzer reports crashes.
+export SWIFT_BACKTRACE=enable=no
+jobs="${FUZZ_JOBS:-1}"
+out=.build/fuzz
+all_targets=(plan fleet parser reports knownhosts xcresult)
+build_only=0
+targets=()
+for a in "$@"; do
+    case "$a" in
+        --build-only) build_only=1 ;;
+        *) targets+=("$a") ;;
+    esac
+done
+[ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
+mkdir -p "$out/modules" "$out/artifacts"
+flags=(-sanitize=fuzzer,address -enable-testing -swift-version 6 -Onone -parse-as-library
+       -I Sources/CLibSSH2 -I "$out/modules" -suppress-warnings)
+
+# Libraries: rebuilt only when their sources (or this script) changed.
+library() { # name, source folder
+    local name="$1" dir="$2" stamp="$out/$1.stamp" sum
+    sum=$( (cat $(find "$dir" -name '*.swift' | sort); echo "${flags[*]}") | sha256sum | cut -c1-16)
+    if [ -f "$out/lib$name.a" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$sum" ]; then return 0; fi
+    echo "fuzz: building $name (instrumented)"
+    swiftc "${flags[@]}" -module-name "$name" -emit-module -emit-module-path "$out/modules/$name.swiftmodule" \
+        -emit-library -static -o "$out/lib$name.a" $(find "$dir" -name '*.swift' | sort) || return 1
+    echo "$sum" > "$stamp"
+}
+start=$(date +%s)
+library SSHClient Sources/SSHClient || { echo "fuzz: SSHClient failed to build"; exit 1; }
+library XCFleetKit Sources/XCFleetKit || { echo "fuzz: XCFleetKit failed to build"; exit 1; }
+for t in "${targets[@]}"; do
+    [ -f "fuzz/Targets/$t.swift" ] || { echo "fuzz: no target '$t' (have: ${all_targets[*]})"; exit 2; }
+    echo "fuzz: linking $t"
+    # The harness (with its markup checkers) is optimised: it is small, and otherwise dominates the reports target.
+    swiftc "${flags[@]}" -O -module-name "fuzz_$t" fuzz/Support/*.swift "fuzz/Targets/$t.swift" \
+        "$out/libXCFleetKit.a" "$out/libSSHClient.a" -lssh2 -o "$out/fuzz-$t" 2>&1 | grep -v "Cannot export local symbol" ; [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $t failed to link"; exit 1; }
+done
+echo "fuzz: built in $(( $(date +%s) - start )) s"
+[ "$build_only" -eq 1 ] && exit 0
+
+failed=0
+summary=()
+parallel=()
+# -jobs=1 would still fork a job process (with its own log): only ask for jobs when there are several.
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
+for t in "${targets[@]}"; do
+    work="$out/corpus/$t"
+    mkdir -p "$work"
+    log="$out/$t.log"
+    rm -f "$out/artifacts/$t-"*
+    seeds=(); [ -d "fuzz/corpus/$t" ] && seeds=("fuzz/corpus/$t")
+    # New inputs go to the work corpus (under .build); the seeds in the repository are read only.
+    # Report rendering is slow per input: shorter inputs keep its execution rate useful.
+    max_len=65536; [ "$t" = reports ] && max_len=8192
+    "$out/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
+        -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" "${parallel[@]}" \
+        "$work" "${seeds[@]}" > "$log" 2>&1
+    status=$?
+    # With FUZZ_JOBS > 1 each job writes fuzz-N.log: appended to the target's log, stats summed.
+    for f in fuzz-[0-9]*.log; do [ -f "$f" ] && { cat "$f" >> "$log"; rm -f "$f"; }; done
+    execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {if (NR) print s}')
+    if [ "$status" -ne 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|fuzz invariant violated|SUMMARY: ' "$log"; then
+        failed=1
+        summary+=("$t: FAILED after ${execs:-?} executions (exit $status) — see $log; the input is in $out/artifacts/$t-*")
+        grep -E 'ERROR:|invariant violated|SUMMARY:|Test unit written' "$log" | head -5 | sed 's/^/    /'
+    else
+        summary+=("$t: ok, ${execs:-?} executions in ${seconds} s, corpus $(ls "$work" | wc -l) inputs")
+    fi
+done
+printf 'fuzz: %s\n' "${summary[@]}"
+exit "$failed"
