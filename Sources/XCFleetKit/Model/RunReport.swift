@@ -72,6 +72,9 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     /// The attempt did not finish normally (host lost, interrupted, never ended); its events are
     /// kept and labelled, never merged into a retry's results.
     public var lost: Bool
+    /// What the runner itself said (totals, xcodebuild's statements, unreadable lines, …), for the
+    /// cross-check in `Verdict`; nil when it said nothing of the kind.
+    public var evidence: RunnerEvidence?
 }
 
 /// One job with all its attempts.
