@@ -19,7 +19,7 @@ commands:
                        check every host: reachable, host key, auth, platform, toolchain, disk, latency
   report RUN_DIR [--compare OTHER_RUN_DIR]
                        rebuild every report of a run from its events.jsonl
-  parse [LOG|-] [--junit FILE] [--json]
+  parse [LOG|-] [--junit FILE] [--json] [--allow-flaky]
                        parse existing xcodebuild / swift test output
   --version, --help
 
@@ -166,7 +166,7 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
 }
 
 func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, options: ["junit"], flags: ["json"], command: "parse")
+    let args = try Arguments(argv, options: ["junit"], flags: ["json", "allow-flaky"], command: "parse")
     let input: FileHandle
     var name = "stdin"
     if let path = args.positionals.first, path != "-" {
@@ -176,7 +176,7 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     } else {
         input = FileHandle.standardInput
     }
-    let report = await LogParse.report(reading: input, name: name)
+    let report = await LogParse.report(reading: input, name: name, allowFlaky: args.flags.contains("allow-flaky"))
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }

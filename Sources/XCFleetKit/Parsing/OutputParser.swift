@@ -123,8 +123,6 @@ public struct OutputParser: Sendable {
             let kept = min(hi - lo, OutputParser.maxLineBytes)
             if kept > 0 {
                 OutputParser.parseLine(UnsafeBufferPointer(start: base + lo, count: kept), &state, into: &events)
-            } else {
-                state.inFailingTests = false
             }
             return
         }
@@ -132,8 +130,6 @@ public struct OutputParser: Sendable {
         var state = self.state
         if !pending.isEmpty {
             pending.withUnsafeBufferPointer { OutputParser.parseLine($0, &state, into: &events) }
-        } else {
-            state.inFailingTests = false
         }
         self.state = state
         pending.removeAll(keepingCapacity: pending.count <= 4096)
@@ -158,14 +154,12 @@ public struct OutputParser: Sendable {
         var hi = raw.count
         while lo < hi, raw[lo] == 32 || raw[lo] == 9 { lo += 1 }
         while hi > lo, raw[hi - 1] == 32 || raw[hi - 1] == 9 { hi -= 1 }
-        guard hi > lo else {
-            state.inFailingTests = false
-            return
-        }
+        guard hi > lo else { return }
         let line = ByteLine(bytes: UnsafeBufferPointer(rebasing: raw[lo..<hi]), number: state.number)
         if state.inFailingTests {
             // Indented lines under `Failing tests:` name tests (`Class.test()`, `-[Class test]`);
-            // a `Target:` header groups them. The first line that is not indented ends the block.
+            // a `Target:` header groups them. The first line that is not indented ends the block
+            // (blank lines do not: a CR LF line end would otherwise end it at once).
             if lo > 0 {
                 if line[line.count - 1] != UInt8(ascii: ":") { LineKind.failingTestEntry(line, &events) }
                 return

@@ -9,14 +9,14 @@ extension Verdict {
     public static func evidenceProblems(_ attempt: AttemptReport) -> [String] {
         guard let e = attempt.evidence else { return [] }
         var out: [String] = []
-        if !e.failureStatements.isEmpty {
-            out.append("xcodebuild reports failure: " + e.failureStatements.prefix(3).joined(separator: "; "))
-        }
         if let claim = e.xctest, let why = xctestMismatch(claim, e.sawXCTest, slack: e.failedWithoutEnd) {
             out.append(why)
         }
         if let claim = e.swiftTesting, let why = swiftTestingMismatch(claim, e.sawSwiftTesting) {
             out.append(why)
+        }
+        if !e.failureStatements.isEmpty {
+            out.append("xcodebuild reports failure: " + e.failureStatements.prefix(3).joined(separator: "; "))
         }
         if let listed = e.failingTests {
             let failedKeys = Set(attempt.tests.filter { $0.status == .failed }.map { testKey($0.id) })

@@ -123,7 +123,14 @@ public enum Verdict {
             switch job.finalState {
             case .passed: break
             case .flaky:
-                if !spec.allowFlaky { reasons.append("\(label(job)): flaky (the plan does not allow flaky)") }
+                if !spec.allowFlaky {
+                    // Within one attempt the job's reason names the tests; across attempts it does not.
+                    if let within = job.reasons.first(where: { $0.hasPrefix("flaky: ") }) {
+                        reasons.append("\(label(job)): \(within) (the plan does not allow flaky)")
+                    } else {
+                        reasons.append("\(label(job)): flaky (the plan does not allow flaky)")
+                    }
+                }
             case .failed, .timedOut, .infraFailed, .unschedulable, .interrupted:
                 reasons.append(contentsOf: job.reasons.map { "\(label(job)): \($0)" })
             }
