@@ -335,7 +335,7 @@ final class VerdictTrustTests: XCTestCase {
             "Fatal error: boom", "/a/B.swift:3: Fatal error: boom", "/a/B.swift:3: Precondition failed: x", "Assertion failed: y",
             "\u{1F4A3} Program crashed: Bad pointer dereference at 0x0", "*** Program crashed: Aborted at 0x1 ***",
             "Got backtrace:", "Received signal 11. Backtrace:", "Illegal instruction (core dumped)", "Segmentation fault",
-            "Aborted (core dumped)", "Trace/breakpoint trap", "Killed: 9", "Exception Type:  EXC_CRASH (SIGABRT)",
+            "Aborted (core dumped)", "Trace/breakpoint trap", "Killed: 9", "Floating point exception (core dumped)", "Exception Type:  EXC_CRASH (SIGABRT)",
             "bash: line 1:  4242 Bus error               (core dumped) swift test",
             "error: Exited with unexpected signal code 11",
             "Could not cast value of type 'A' to 'B'.",
@@ -346,7 +346,7 @@ final class VerdictTrustTests: XCTestCase {
             guard case .crash? = events.first else { return XCTFail("\(line): \(events)") }
         }
         // Words that only look like signals are output.
-        XCTAssertEqual(OutputParser.parse("Killed the process early\nAborted retries: 3 left\nSegmentation faults are rare here\n"), [])
+        XCTAssertEqual(OutputParser.parse("Killed the process early\nAborted retries: 3 left\nSegmentation faults are rare here\nbash: cd: no such dir\n"), [])
     }
 
     // MARK: Through the binary

@@ -35,7 +35,8 @@ extension LineKind {
     /// Crash lines that start a line: the Swift runtime's `Precondition failed…` / `Assertion
     /// failed…` (`Fatal error:` has its own kind), a shell's signal report (`Illegal instruction`,
     /// `Segmentation fault`, `Bus error`, `Aborted`, `Trace/breakpoint trap`, `Floating point
-    /// exception`, `Killed`, alone or with ` (core dumped)`), the Linux backtracer's `Got backtrace:`
+    /// exception`, `Killed`, alone or with ` (core dumped)`; or a `bash:`/`sh:`/`zsh:` job report
+    /// holding `(core dumped)`), the Linux backtracer's `Got backtrace:`
     /// / `Received signal N`, and an Apple crash report's `Exception Type:`.
     static func crashLine(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         switch l[0] {
@@ -53,12 +54,18 @@ extension LineKind {
             guard signalWords(l, "Trace/breakpoint trap") else { return false }
         case UInt8(ascii: "K"):
             guard signalWords(l, "Killed") else { return false }
+        case UInt8(ascii: "F"):
+            guard signalWords(l, "Floating point exception") else { return false }
         case UInt8(ascii: "G"):
             guard l.has("Got backtrace:", at: 0) else { return false }
         case UInt8(ascii: "R"):
             guard l.has("Received signal ", at: 0) else { return false }
         case UInt8(ascii: "E"):
             guard l.has("Exception Type:", at: 0) else { return false }
+        case UInt8(ascii: "b"), UInt8(ascii: "s"), UInt8(ascii: "z"):
+            // A shell's job report: `bash: line 1:  4242 Bus error  (core dumped) swift test`.
+            guard l.has("bash: ", at: 0) || l.has("sh: ", at: 0) || l.has("zsh: ", at: 0),
+                  l.find("(core dumped)", anchor: 5) != nil else { return false }
         default:
             return false
         }
@@ -99,22 +106,13 @@ extension LineKind {
         return true
     }
 
-    /// Anywhere in a line: `… exited with unexpected signal code N` (SwiftPM; crash),
-    /// `… (core dumped)` (a shell's signal report; crash), and xcodebuild's
-    /// `<target> encountered an error (Early unexpected exit, …)` (the attempt is red).
+    /// Anywhere in a line: `… exited with unexpected signal code N` (SwiftPM; crash) and
+    /// xcodebuild's `<target> encountered an error (Early unexpected exit, …)` (the attempt is red).
     static func anywhere(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         if signalExit(l, &events) { return true }
-        var from = 0
-        while let open = l.index(of: UInt8(ascii: "("), from: from) {
-            if l.has("(core dumped)", at: open) {
-                events.append(.crash(message: l.string(from: 0)))
-                return true
-            }
-            if open >= 21, l.has("encountered an error ", at: open - 21) {
-                events.append(.runnerStatement(failed: true, message: l.string(from: 0)))
-                return true
-            }
-            from = open + 1
+        if l.find("encountered an error (", anchor: 21) != nil {
+            events.append(.runnerStatement(failed: true, message: l.string(from: 0)))
+            return true
         }
         return false
     }
@@ -137,6 +135,11 @@ extension LineKind {
         if l.has("Test Case '", at: 0) || l.has("Test case '", at: 0) {
             events.append(.unreadableResult(line: l.number, text: l.string(from: 0)))
         }
+        // Only a line that ends like a result line can hold one (an O(1) test keeps the common
+        // case, a line of other output, from a second scan).
+        let n = l.count
+        guard l.has("seconds).", at: n - 9) || l.has("seconds)", at: n - 8) || l.has("started.", at: n - 8)
+            || l.has("' started", at: n - 9) else { return }
         var from = 1
         while let quote = l.index(of: UInt8(ascii: "'"), from: from) {
             let start = quote - 10
