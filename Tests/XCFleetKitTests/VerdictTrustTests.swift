@@ -188,6 +188,30 @@ final class VerdictTrustTests: XCTestCase {
         XCTAssertEqual(without.suites[0].jobs[0].reasons, ["1 test started and never finished: StoreTests/testLoad"])
     }
 
+    /// Concurrent Swift Testing tests end out of order: a crash while exactly one test is still
+    /// running fails that one; with none running it stays an attempt-level crash only.
+    func testCrashWithConcurrentTestsBlamesTheOneStillRunning() {
+        let text = """
+        \u{25C7} Test a() started.
+        \u{25C7} Test b() started.
+        \u{2714} Test b() passed after 0.001 seconds.
+        \u{1F4A3} Program crashed: Bad pointer dereference at 0x0
+        """
+        let report = Collator.attemptReport(events: OutputParser.parse(text), ended: AttemptEnded(), host: "h", slot: 0, number: 1)
+        XCTAssertEqual(report.tests.map { "\($0.id.name) \($0.status.rawValue)" }, ["b() passed", "a() failed"])
+        let none = Collator.attemptReport(events: OutputParser.parse("\u{1F4A3} Program crashed: x\n"), ended: AttemptEnded(), host: "h", slot: 0, number: 1)
+        XCTAssertEqual(none.tests, [])
+        XCTAssertEqual(none.crashes, ["Program crashed: x"])
+    }
+
+    func testFailingTestsBlockShapes() {
+        let text = "Failing tests:\n\tAppTests:\n\t\tAppTests.StoreTests.testA()\n\t-[StoreTests testB]\n\tApp/Suite/testC() on 'iPhone 16'\n\n** TEST FAILED **\n\tnot.listed()\n"
+        XCTAssertEqual(OutputParser.parse(text).map(compact), [
+            "listed-failing AppTests.StoreTests|testA", "listed-failing StoreTests|testB", "listed-failing Suite|testC",
+            "runner failed ** TEST FAILED **",
+        ])
+    }
+
     func testRestartNamesTheCrashedTestAndTheFailingTestsBlockAgrees() throws {
         let attempt = try XCTUnwrap(Self.attempt(try Self.report("c02_restart_xcodebuild.txt")))
         XCTAssertEqual(attempt.evidence?.failingTests, [TestIdentifier(suite: "StoreTests", name: "testCrash")])

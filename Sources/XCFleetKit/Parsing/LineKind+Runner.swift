@@ -118,10 +118,11 @@ extension LineKind {
     }
 
     /// One indented line of the `Failing tests:` block: `Class.test()`, `Module.Class.test()`,
-    /// `-[Class test]`, `Module/Class/test()`, optionally followed by ` (…)`.
+    /// `-[Class test]`, `Module/Class/test()`, optionally followed by ` (…)` or ` on 'Device'`.
     static func failingTestEntry(_ l: ByteLine, _ events: inout [TestEvent]) {
         var end = l.count
-        if l[0] != UInt8(ascii: "-"), l[end - 1] == UInt8(ascii: ")"), let open = l.find(" (") { end = open }
+        if let on = l.find(" on '") { end = on }   // `Class.test() on 'iPhone 16'`
+        if l[0] != UInt8(ascii: "-"), l[end - 1] == UInt8(ascii: ")"), let open = l.find(" ("), open < end { end = open }
         guard end > 0 else { return }
         var id = xctestIdentifier(l, 0, end)
         if let slash = id.suite.lastIndex(of: "/") { id.suite = String(id.suite[id.suite.index(after: slash)...]) }
