@@ -10,8 +10,10 @@ let usage = """
 usage: xcfleet <command> [options]
 
 commands:
-  run PLAN [--fleet FILE] [--runs DIR] [--mutants] [--history RUN_DIR|REPORT] [--quiet|--verbose|--json]
-                       run a plan (the built-in local host when no fleet is given)
+  run PLAN [--fleet FILE] [--runs DIR] [--run-id ID] [--mutants] [--history RUN_DIR|REPORT] [--quiet|--verbose|--json]
+                       run a plan (the built-in local host when no fleet is given); the run
+                       directory is RUNS/ID (ID: 1-64 of A-Z a-z 0-9 . _ -, default a fresh
+                       time-stamped id); an existing run directory is never reused
   plan check PLAN      validate a plan; every problem with file:line:col and JSON path
   render PLAN --out DIR
                        write each suite as a standalone SwiftPM package
@@ -29,7 +31,7 @@ exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/
 
 enum Exit {
     static func fail(_ message: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data("xcfleet: \(message)\n".utf8))
+        TerminalOutput.printErr("xcfleet: \(message)")
         exit(code)
     }
 }
@@ -47,6 +49,9 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
                              flags: ["mutants", "quiet", "verbose", "json", "help"], command: "run")
     if args.flags.contains("help") { print(usage); return 0 }
     guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (xcfleet run Plans/cache-contract.json)") }
+    if let id = args.options["run-id"], let problem = RunID.problem(id) {
+        throw UsageError("--run-id '\(id)' \(problem) (it names the run directory under --runs)")
+    }
     let plan = try loadPlan(args.positionals[0])
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
@@ -54,7 +59,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
-    if let id = args.options["run-id"] { config.runID = id }
+    if let id = args.options["run-id"] { config.runID = id; config.pickNewRunIDIfTaken = false }
     let runner = try Runner(config: config)
     let json = args.flags.contains("json")
     let verbosity: Verbosity = args.flags.contains("quiet") || json ? .quiet : args.flags.contains("verbose") ? .verbose : .normal
@@ -69,9 +74,10 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
-        print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        TerminalOutput.printJSON(try encoder.encode(summary))
     } else {
-        print(ConsoleProgress.summary(report, runDirectory: runner.runDirectory, color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO)))
+        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory),
+                                color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
     }
     return report.exitCode
 }
@@ -92,7 +98,7 @@ func publishToCI(_ report: RunReport, runDirectory: URL, annotationsOnStderr: Bo
     }
     if environment["GITHUB_ACTIONS"] == "true" {
         for line in GitHubAnnotations.lines(report) {
-            if annotationsOnStderr { FileHandle.standardError.write(Data("\(line)\n".utf8)) } else { print(line) }
+            if annotationsOnStderr { TerminalOutput.printErr(line) } else { TerminalOutput.printOut(line) }
         }
     }
 }
@@ -125,8 +131,8 @@ func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file") }
     for path in args.positionals {
         let plan = try loadPlan(path)
-        print("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
-              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))
+        TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
+              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
     }
     return 0
 }
@@ -141,12 +147,12 @@ func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
         guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants") }
         return m
     }
+    // Each suite replaces only its own folder, proven to be strictly inside --out (RenderOutput).
+    let output = RenderOutput(directory: URL(fileURLWithPath: out))
     for suite in plan.suites {
         let rendered = try renderer.render(suite, mutant: mutant.flatMap { $0.template == suite.template ? $0 : nil })
-        let dir = URL(fileURLWithPath: out).appendingPathComponent(rendered.directoryName)
-        if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
-        try rendered.workspace.write(to: dir)
-        print("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")
+        let dir = try output.write(rendered)
+        TerminalOutput.printOut([ConsoleLine("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")])
     }
     return 0
 }
@@ -159,9 +165,9 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     try ReportWriter.writeAll(report, to: dir)
     if let other = args.options["compare"] {
         let base = try ReportWriter.rebuild(runDirectory: URL(fileURLWithPath: other))
-        print(try ReportWriter.writeComparison(base: base, head: report, to: dir))
+        TerminalOutput.printOut(try ReportWriter.writeComparison(base: base, head: report, to: dir))
     }
-    print(ConsoleProgress.summary(report, runDirectory: dir, color: false))
+    TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: dir))
     return report.exitCode
 }
 
@@ -181,15 +187,14 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }
     if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true" {
-        for line in GitHubAnnotations.lines(report) { print(line) }
+        for line in GitHubAnnotations.lines(report) { TerminalOutput.printOut([ConsoleLine(line)]) }
     }
     if args.flags.contains("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        TerminalOutput.printJSON(try encoder.encode(report))
     } else {
-        print(ConsoleProgress.summary(report, runDirectory: URL(fileURLWithPath: "."), color: false)
-            .split(separator: "\n").dropLast().joined(separator: "\n"))
+        TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: URL(fileURLWithPath: ".")).dropLast()))
     }
     return report.exitCode
 }
@@ -199,7 +204,7 @@ func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: [], command: "hosts check")
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
-    for r in results { print(HostChecker.format(r)) }
+    for r in results { TerminalOutput.printOut([ConsoleLine(HostChecker.format(r))]) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 
@@ -220,11 +225,13 @@ func main() async -> Int32 {
     } catch let error as UsageError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as PlanValidationError {
-        FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+        TerminalOutput.printErr(error.description)
         return Verdict.ExitCode.usage
     } catch let error as RenderError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as EventLogError {
+        Exit.fail(error.description, code: Verdict.ExitCode.usage)
+    } catch let error as SafePathError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as RemoteShellError {
         Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)

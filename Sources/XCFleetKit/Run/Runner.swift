@@ -11,10 +11,14 @@ public struct RunConfiguration: Sendable {
     public var forceMutants: Bool
     /// Earlier test durations by `Class/test` (`--history`), for ordering and shards.
     public var history: DurationHistory?
+    /// Names the run directory; validated by `RunID.problem` when the runner starts.
     public var runID: String
+    /// When a directory named `runID` already exists: true picks a fresh default id (for
+    /// generated ids), false fails (an id the user chose). An existing run is never overwritten.
+    public var pickNewRunIDIfTaken: Bool
 
     public init(plan: TestPlan, fleet: Fleet, root: TemplateRoot, runsDirectory: URL, forceMutants: Bool = false,
-                history: DurationHistory? = nil, runID: String = RunConfiguration.makeRunID()) {
+                history: DurationHistory? = nil, runID: String = RunConfiguration.makeRunID(), pickNewRunIDIfTaken: Bool = true) {
         self.plan = plan
         self.fleet = fleet
         self.root = root
@@ -22,16 +26,11 @@ public struct RunConfiguration: Sendable {
         self.forceMutants = forceMutants
         self.history = history
         self.runID = runID
+        self.pickNewRunIDIfTaken = pickNewRunIDIfTaken
     }
 
-    /// `20261129-144233-3fa2`: sortable, unique enough for one machine.
-    public static func makeRunID(now: Date = Date()) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyyMMdd-HHmmss"
-        return f.string(from: now) + "-" + String(UUID().uuidString.prefix(4)).lowercased()
-    }
+    /// A default run id (see `RunID.make`).
+    public static func makeRunID(now: Date = Date()) -> String { RunID.make(now: now) }
 }
 
 /// Opens a shell to a host slot. The default handles the built-in local host; SSH hosts go through `SSHShell`.
@@ -47,9 +46,30 @@ public final class Runner: Sendable {
     private let log: EventLog
 
     public init(config: RunConfiguration, shellFactory: @escaping ShellFactory = Runner.defaultShellFactory) throws {
+        // The run directory is created exclusively: an existing run (same id) is never reused,
+        // overwritten or truncated.
+        var config = config
+        if let problem = RunID.problem(config.runID) {
+            throw SafePathError(path: config.runID, message: "run id '\(SafePath.sanitizedForMessage(config.runID))' \(problem)")
+        }
+        var directory: URL
+        var tries = 0
+        while true {
+            directory = try SafePath.child(config.runID, of: config.runsDirectory, what: "run id")
+            do {
+                try SafePath.createExclusively(directory, inside: config.runsDirectory)
+                break
+            } catch let error as SafePathError where error.exists {
+                tries += 1
+                guard config.pickNewRunIDIfTaken, tries < 5 else {
+                    throw SafePathError(path: directory.path, message: "run directory \(directory.path) already exists (run id '\(config.runID)' was used before); choose another --run-id or remove the old run")
+                }
+                config.runID = RunConfiguration.makeRunID()
+            }
+        }
         self.config = config
-        runDirectory = config.runsDirectory.appendingPathComponent(config.runID)
-        log = try EventLog(directory: runDirectory)
+        runDirectory = directory
+        log = try EventLog(directory: runDirectory, secrets: config.fleet.secrets + config.plan.secretValues)
         coordinator = RunCoordinator(log: log, runDirectory: runDirectory, shellFactory: shellFactory)
     }
 
@@ -72,7 +92,7 @@ public final class Runner: Sendable {
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         log.append(.runStarted(RunStarted(runID: config.runID, planName: config.plan.name, planPath: config.plan.sourcePath,
                                           startedAt: iso.string(from: Date()), xcfleetVersion: XCFleet.version,
-                                          suites: config.plan.suites, hosts: config.fleet.hosts.map(\.name))))
+                                          suites: config.plan.suites.map(\.redactingSecrets), hosts: config.fleet.hosts.map(\.name))))
         for job in jobs { log.append(.jobPlanned(job.planned)) }
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted

@@ -220,7 +220,8 @@ public final class SSHShell: RemoteShell {
 
     public func removeJobDirectory(_ directory: String) async throws {
         let root = host.workRoot.hasSuffix("/") ? String(host.workRoot.dropLast()) : host.workRoot
-        guard directory.hasPrefix(root + "/"), Workspace.pathProblem(String(directory.dropFirst(root.count + 1))) == nil else {
+        guard SafePath.isStrictlyInside(directory, parent: root), directory.hasPrefix(root + "/"),
+              Workspace.pathProblem(String(directory.dropFirst(root.count + 1))) == nil else {
             throw RemoteShellError(.cleanup, host: host.name, "refusing to remove \(directory): not a job directory under \(root)")
         }
         let r = try await runSmall("rm -rf -- \(ShellQuote.quote(directory))", phase: .cleanup, total: timeouts.cleanup)
