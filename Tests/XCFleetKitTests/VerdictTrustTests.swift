@@ -331,6 +331,8 @@ final class VerdictTrustTests: XCTestCase {
             "end xctest AppTests.QuoteSpec|it handles 'single' quotes passed 0.001s",
         ])
         XCTAssertTrue(events.contains("unreadable 12 Test Case '-[AppTests.Broken testCut]' pas"), "\(events)")
+        // A performance test's figures are a known line, not an unreadable result.
+        XCTAssertEqual(OutputParser.parse("Test Case '-[M.C testPerf]' measured [Time, seconds] average: 0.001, relative standard deviation: 1.0%\n"), [])
         // Swift Testing display names with quotes and blanks.
         let st = OutputParser.parse("\u{2714} Test \"say \"hi\" twice\" passed after 0.001 seconds.\n\u{2718} Test \"x\" failed aft\n").map(compact)
         XCTAssertEqual(st, ["end swiftTesting say \"hi\" twice passed 0.001s"])

@@ -110,7 +110,8 @@ extension LineKind {
     /// xcodebuild's `<target> encountered an error (Early unexpected exit, …)` (the attempt is red).
     static func anywhere(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         if signalExit(l, &events) { return true }
-        if l.find("encountered an error (", anchor: 21) != nil {
+        // The statement ends with its parenthesis: an O(1) test spares other lines a second scan.
+        if l[l.count - 1] == UInt8(ascii: ")"), l.find("encountered an error (", anchor: 21) != nil {
             events.append(.runnerStatement(failed: true, message: l.string(from: 0)))
             return true
         }

@@ -9,9 +9,7 @@ extension LineKind {
         let id = xctestIdentifier(l, 11, close)
         var p = close + 2
         let status: TestStatus
-        if l.has("measured", at: p) {
-            return true   // a performance test's figures; its result line follows
-        } else if l.has("started", at: p) {
+        if l.has("started", at: p) {
             events.append(.testStarted(id, framework: .xctest))
             return true
         } else if l.has("passed", at: p) {
@@ -21,7 +19,7 @@ extension LineKind {
         } else if l.has("skipped", at: p) {
             status = .skipped; p += 7
         } else {
-            return false
+            return l.has("measured", at: p)   // a performance test's figures; its result line follows
         }
         var clone: String?
         if l.has(" on '", at: p), let end = l.index(of: UInt8(ascii: "'"), from: p + 5) {
