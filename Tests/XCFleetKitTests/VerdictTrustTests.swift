@@ -362,7 +362,7 @@ final class VerdictTrustTests: XCTestCase {
             "\u{1F4A3} Program crashed: Bad pointer dereference at 0x0", "*** Program crashed: Aborted at 0x1 ***",
             "Got backtrace:", "Received signal 11. Backtrace:", "Illegal instruction (core dumped)", "Segmentation fault",
             "Aborted (core dumped)", "Trace/breakpoint trap", "Killed: 9", "Floating point exception (core dumped)", "Exception Type:  EXC_CRASH (SIGABRT)",
-            "bash: line 1:  4242 Bus error               (core dumped) swift test",
+            "bash: line 1:  4242 Bus error               (core dumped) swift test", "zsh: segmentation fault  swift test",
             "error: Exited with unexpected signal code 11",
             "Could not cast value of type 'A' to 'B'.",
         ]

@@ -35,8 +35,8 @@ extension LineKind {
     /// Crash lines that start a line: the Swift runtime's `Precondition failed…` / `Assertion
     /// failed…` (`Fatal error:` has its own kind), a shell's signal report (`Illegal instruction`,
     /// `Segmentation fault`, `Bus error`, `Aborted`, `Trace/breakpoint trap`, `Floating point
-    /// exception`, `Killed`, alone or with ` (core dumped)`; or a `bash:`/`sh:`/`zsh:` job report
-    /// holding `(core dumped)`), the Linux backtracer's `Got backtrace:`
+    /// exception`, `Killed`, alone or with ` (core dumped)`; a `bash:` job report holding
+    /// `(core dumped)`; zsh's `zsh: segmentation fault …`), the Linux backtracer's `Got backtrace:`
     /// / `Received signal N`, and an Apple crash report's `Exception Type:`.
     static func crashLine(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         switch l[0] {
@@ -62,10 +62,13 @@ extension LineKind {
             guard l.has("Received signal ", at: 0) else { return false }
         case UInt8(ascii: "E"):
             guard l.has("Exception Type:", at: 0) else { return false }
-        case UInt8(ascii: "b"), UInt8(ascii: "s"), UInt8(ascii: "z"):
+        case UInt8(ascii: "b"):
             // A shell's job report: `bash: line 1:  4242 Bus error  (core dumped) swift test`.
-            guard l.has("bash: ", at: 0) || l.has("sh: ", at: 0) || l.has("zsh: ", at: 0),
-                  l.find("(core dumped)", anchor: 5) != nil else { return false }
+            guard l.has("bash: ", at: 0), l.find("(core dumped)", anchor: 5) != nil else { return false }
+        case UInt8(ascii: "z"):
+            // zsh's: `zsh: segmentation fault  swift test`, `zsh: abort …`, `zsh: illegal hardware instruction …`.
+            guard l.has("zsh: segmentation fault", at: 0) || l.has("zsh: abort", at: 0) || l.has("zsh: illegal hardware instruction", at: 0)
+                || l.has("zsh: bus error", at: 0) || l.has("zsh: trace trap", at: 0) else { return false }
         default:
             return false
         }
@@ -110,8 +113,10 @@ extension LineKind {
     /// xcodebuild's `<target> encountered an error (Early unexpected exit, …)` (the attempt is red).
     static func anywhere(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         if signalExit(l, &events) { return true }
-        // The statement ends with its parenthesis: an O(1) test spares other lines a second scan.
-        if l[l.count - 1] == UInt8(ascii: ")"), l.find("encountered an error (", anchor: 21) != nil {
+        // The statement ends with its parenthesis, and not as a build step's `(in target 'X' from
+        // project 'Y')` does: an O(1) test spares other lines a second scan.
+        if l[l.count - 1] == UInt8(ascii: ")"), l[l.count - 2] != UInt8(ascii: "'"),
+           l.find("encountered an error (", anchor: 21) != nil {
             events.append(.runnerStatement(failed: true, message: l.string(from: 0)))
             return true
         }
@@ -134,14 +139,17 @@ extension LineKind {
     /// another process printed in front of a result line (`bannerTest Case '…' passed …`), the
     /// result is read from where it starts.
     static func unmatched(_ l: ByteLine, _ events: inout [TestEvent]) {
-        if l.has("Test Case '", at: 0) || l.has("Test case '", at: 0) {
+        if l[0] == UInt8(ascii: "T"), l.has("Test Case '", at: 0) || l.has("Test case '", at: 0) {
             events.append(.unreadableResult(line: l.number, text: l.string(from: 0)))
         }
         // Only a line that ends like a result line can hold one (an O(1) test keeps the common
         // case, a line of other output, from a second scan).
         let n = l.count
-        guard l.has("seconds).", at: n - 9) || l.has("seconds)", at: n - 8) || l.has("started.", at: n - 8)
-            || l.has("' started", at: n - 9) else { return }
+        switch l[n - 1] {
+        case UInt8(ascii: ")"): guard l.has("seconds)", at: n - 8) else { return }
+        case UInt8(ascii: "."): guard l.has("seconds).", at: n - 9) || l.has("started.", at: n - 8) else { return }
+        default: return
+        }
         var from = 1
         while let quote = l.index(of: UInt8(ascii: "'"), from: from) {
             let start = quote - 10

@@ -24,7 +24,7 @@ struct LineKind: Sendable {
         LineKind(name: "banner", leads: ascii("*"), parse: banner),
         LineKind(name: "program-crashed", leads: ascii("*"), parse: programCrashed),
         LineKind(name: "testing-failed", leads: ascii("T"), parse: testingFailed),
-        LineKind(name: "crash-line", leads: ascii("PAISBTKFGREbsz"), parse: crashLine),
+        LineKind(name: "crash-line", leads: ascii("PAISBTKFGREbz"), parse: crashLine),
         LineKind(name: "bare-error", leads: ascii("e"), parse: bareError),
         LineKind(name: "located", leads: nil, parse: located),
         LineKind(name: "anywhere", leads: nil, parse: anywhere),
