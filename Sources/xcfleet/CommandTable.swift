@@ -63,6 +63,7 @@ enum CommandTable {
                         .init(name: "junit", value: "FILE", help: "also write JUnit XML to FILE", completion: .file),
                         .init(name: "source-root", value: "HOST_PREFIX=REPO_DIR", help: "show paths under HOST_PREFIX as files of REPO_DIR, relative to its repository (repeatable; docs/locations.md)"),
                         .flag("json", "print the collated report as JSON on stdout (CI annotations go to stderr)"),
+                        .flag("allow-flaky", "a test that failed and then passed in the log does not make the verdict red"),
                     ],
                     positional: .file,
                     examples: ["swift test 2>&1 | xcfleet parse - --junit junit.xml"]),

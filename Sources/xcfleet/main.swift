@@ -185,7 +185,7 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     } else {
         input = FileHandle.standardInput
     }
-    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots)
+    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots, allowFlaky: args.flags.contains("allow-flaky"))
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }

@@ -104,6 +104,10 @@ extension OutputParserTests {
         case .crash: return "crash"
         case .buildError: return "buildError"
         case .metric: return "metric"
+        case .runnerStatement: return "runnerStatement"
+        case .failingTestListed: return "failingTestListed"
+        case .unreadableResult: return "unreadableResult"
+        case .witnessDisagreement: return "witnessDisagreement"
         }
     }
 

@@ -101,6 +101,14 @@ func compact(_ event: TestEvent) -> String {
     case let .metric(m):
         let labels = m.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         return "metric \(m.name)=\(m.value) \(m.unit)\(labels.isEmpty ? "" : " " + labels)"
+    case let .runnerStatement(failed, message):
+        return "runner \(failed ? "failed" : "succeeded") \(message)"
+    case let .failingTestListed(i):
+        return "listed-failing \(id(i))"
+    case let .unreadableResult(line, text):
+        return "unreadable \(line) \(text)"
+    case let .witnessDisagreement(text):
+        return "disagree \(text)"
     }
 }
 

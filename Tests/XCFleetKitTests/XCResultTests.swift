@@ -107,7 +107,9 @@ final class XCResultTests: XCTestCase {
         XCTAssertEqual(r.disagreements, [])
     }
 
-    func testBundleWinsAndEveryDisagreementIsListed() {
+    /// Issue 11 class 8: two witnesses agree or the attempt is red. The streamed results stand
+    /// (each execution counted once); every difference is an event the verdict turns into a reason.
+    func testEveryDisagreementIsListedAndMakesTheAttemptRed() {
         let a = id("CacheContractTests.A", "testFlipped"), b = id("A", "testOnlyInBundle()"), c = id("CacheContractTests.A", "testOnlyInStream")
         let streamed: [TestEvent] = [
             .testFinished(a, status: .passed, seconds: 0.1, framework: .xctest, clone: nil),
@@ -118,46 +120,59 @@ final class XCResultTests: XCTestCase {
             TestResult(id: b, status: .skipped, skipReason: "later"),
         ])
         let r = XCResultReconciler.reconcile(streamed: streamed, bundle: bundle)
+        let notes = [
+            "A/testFlipped: the output said passed, the result bundle says failed",
+            "A/testOnlyInBundle: skipped in the result bundle, missing from the output",
+            "A/testOnlyInStream: passed in the output, missing from the result bundle",
+        ]
         XCTAssertEqual(Array(r.events.prefix(2)), streamed, "streamed events are kept as they were")
         XCTAssertEqual(Array(r.events.dropFirst(2)), [
-            .testFailure(a, file: "A.swift", line: 3, message: "boom"),
-            .testFinished(a, status: .failed, seconds: 0.1, framework: .xctest, clone: nil),
             .testSkipped(b, reason: "later"),
             .testFinished(b, status: .skipped, seconds: nil, framework: .xctest, clone: nil),
-        ])
-        XCTAssertEqual(r.disagreements, [
-            "A/testFlipped: the output said passed, the result bundle says failed; using the bundle",
-            "A/testOnlyInBundle: skipped in the result bundle, missing from the output; using the bundle",
-            "A/testOnlyInStream: passed in the output, missing from the result bundle",
-        ])
-        // Folded like the runner does, the bundle's verdict is what remains.
-        let report = Collator.attemptReport(events: r.events, ended: AttemptEnded(), host: "mac-1", slot: 0, number: 1)
-        XCTAssertEqual(report.tests.first { $0.id == a }?.status, .failed)
-        XCTAssertEqual(report.tests.first { $0.id == a }?.failures.count, 1)
+        ] + notes.map { .witnessDisagreement($0) })
+        XCTAssertEqual(r.disagreements, notes)
+        // Folded like the runner does: the output's results stand and the attempt is red.
+        let report = Collator.attemptReport(events: r.events, ended: AttemptEnded(termination: .exited(0)), host: "mac-1", slot: 0, number: 1)
+        XCTAssertEqual(report.tests.first { $0.id == a }?.status, .passed)
+        XCTAssertEqual(report.tests.count, 3)
+        let problems = Verdict.problems(of: report, expected: [])
+        XCTAssertEqual(problems.filter { $0.hasPrefix("the output and the result bundle disagree: ") }.count, 3, "\(problems)")
+        // Without the disagreement events the same results would be green.
+        let alone = Collator.attemptReport(events: streamed, ended: AttemptEnded(termination: .exited(0)), host: "mac-1", slot: 0, number: 1)
+        XCTAssertEqual(Verdict.problems(of: alone, expected: []), [])
     }
 
-    func testStreamedFailureDetailsAreNotRepeated() {
+    func testDisagreementOnOutcomeOnly() {
         let a = id("M.A", "testX")
         let streamed: [TestEvent] = [
             .testFailure(a, file: "A.swift", line: 3, message: "boom"),
             .testFinished(a, status: .failed, seconds: 0.1, framework: .xctest, clone: nil),
         ]
-        // The stream said failed, the bundle says skipped (e.g. XCTSkip after a failure was recorded).
+        // The stream said failed, the bundle says passed.
         let bundle: [TestEvent] = [.testFailure(a, file: "A.swift", line: 3, message: "boom"), .testFinished(a, status: .passed, seconds: nil, framework: .xctest, clone: nil)]
         let r = XCResultReconciler.reconcile(streamed: streamed, bundle: bundle)
-        XCTAssertEqual(Array(r.events.dropFirst(2)), [.testFinished(a, status: .passed, seconds: nil, framework: .xctest, clone: nil)])
+        XCTAssertEqual(Array(r.events.dropFirst(2)), [.witnessDisagreement("A/testX: the output said failed, the result bundle says passed")])
         XCTAssertEqual(r.disagreements.count, 1)
     }
 
-    func testEmptyBundleKeepsTheStream() {
+    func testEmptyBundleIsADisagreement() {
         let streamed: [TestEvent] = [.testFinished(id("A", "t"), status: .passed, seconds: nil, framework: .xctest, clone: nil)]
         let r = XCResultReconciler.reconcile(streamed: streamed, bundle: [])
-        XCTAssertEqual(r.events, streamed)
-        XCTAssertEqual(r.disagreements, ["the result bundle lists no tests, the output showed 1; using the output"])
+        XCTAssertEqual(r.disagreements, ["the result bundle lists no tests, the output showed 1"])
+        XCTAssertEqual(r.events, streamed + [.witnessDisagreement("the result bundle lists no tests, the output showed 1")])
+    }
+
+    /// A test the output saw crash is "failed in the output", like the Collator counts it: a bundle
+    /// that says failed agrees.
+    func testCrashedTestAgreesWithAFailedBundleEntry() {
+        let a = id("M.A", "testCrash")
+        let streamed: [TestEvent] = [.testStarted(a, framework: .xctest), .crash(message: "Fatal error: boom")]
+        let bundle = XCResultParser.events([TestResult(id: a, status: .failed, failures: [FailureDetail(message: "crashed")])])
+        XCTAssertEqual(XCResultReconciler.reconcile(streamed: streamed, bundle: bundle).disagreements, [])
     }
 
     /// The real recorded xcodebuild logs through the parser, reconciled with a bundle that agrees
-    /// except for one test: exactly that one is reported and corrected.
+    /// except for one test: exactly that one is reported, and the attempt is red for it.
     func testReconcilesRealRecordedLogs() throws {
         for name in ["TestLog.txt", "ParallelTestLog.txt"] {
             let url = try ParserFixtures.sharedLogs().appendingPathComponent(name)
@@ -172,7 +187,8 @@ final class XCResultTests: XCTestCase {
             XCTAssertEqual(r.disagreements.count, 1, "\(name): \(r.disagreements.prefix(3))")
             XCTAssertTrue(r.disagreements.first?.contains("the output said passed, the result bundle says failed") == true)
             let after = Collator.attemptReport(events: r.events, ended: AttemptEnded(), host: "h", slot: 0, number: 1)
-            XCTAssertEqual(after.tests.filter { $0.status == .failed }.count, report.tests.filter { $0.status == .failed }.count + 1, name)
+            XCTAssertEqual(after.tests.count, report.tests.count, "\(name): no execution added")
+            XCTAssertEqual(Verdict.problems(of: after, expected: []).filter { $0.hasPrefix("the output and the result bundle disagree") }.count, 1, name)
         }
     }
 }

@@ -128,7 +128,8 @@ public struct ProgressNarrator: Sendable {
             if verbose { say("\(ref.jobID) metric \(m.name)=\(m.value) \(m.unit)", .dim) }
         case .testSkipped(let id, let reason):
             if verbose, let id { say("\(ref.jobID) − \(id.className)/\(id.name) skipped\(reason.map { ": \($0)" } ?? "")", .dim) }
-        case .testStarted, .suiteStarted, .suiteFinished, .xctestSummary, .swiftTestingSummary:
+        case .testStarted, .suiteStarted, .suiteFinished, .xctestSummary, .swiftTestingSummary,
+             .runnerStatement, .failingTestListed, .unreadableResult, .witnessDisagreement:
             break
         }
     }

@@ -47,7 +47,8 @@ public enum SimctlJSON {
     public static func devices(_ data: Data) throws -> [SimDevice] {
         let doc = try decode(DevicesDoc.self, data, what: "simctl list devices")
         var out: [SimDevice] = []
-        for (runtime, list) in doc.devices.sorted(by: { $0.key < $1.key }) {
+        for (key, list) in doc.devices.sorted(by: { $0.key < $1.key }) {
+            let runtime = runtimeIdentifier(key)
             for d in list {
                 out.append(SimDevice(udid: d.udid, name: d.name, state: d.state ?? "Unknown",
                                      isAvailable: d.isAvailable ?? (d.availability.map { $0 == "(available)" } ?? true),
@@ -70,6 +71,19 @@ public enum SimctlJSON {
                        buildVersion: r.buildversion, isAvailable: r.isAvailable ?? true,
                        supportedDeviceTypes: r.supportedDeviceTypes?.map(\.identifier))
         }
+    }
+
+    /// A `devices` key as a runtime identifier. Xcode 10.3 and older key devices by runtime *name*
+    /// (`"iOS 11.2"`, `"watchOS 4.2"`); newer ones by identifier. Names become the identifier simctl
+    /// lists for that runtime (`com.apple.CoreSimulator.SimRuntime.iOS-11-2`), so a device matches
+    /// its runtime on any Xcode. Identifiers pass through unchanged.
+    public static func runtimeIdentifier(_ key: String) -> String {
+        guard !key.hasPrefix("com.apple."), let space = key.firstIndex(of: " ") else { return key }
+        let platform = key[..<space]
+        var version = key[key.index(after: space)...]
+        if let paren = version.firstIndex(of: " ") { version = version[..<paren] }   // `iOS 11.2 (15C107)`
+        guard !platform.isEmpty, !version.isEmpty, version.allSatisfy({ $0.isNumber || $0 == "." }) else { return key }
+        return "com.apple.CoreSimulator.SimRuntime.\(platform)-\(version.replacingOccurrences(of: ".", with: "-"))"
     }
 
     /// `com.apple.CoreSimulator.SimRuntime.iOS-18-4` → `iOS`.

@@ -72,7 +72,7 @@ public enum XCResultParser {
                 var skip: String?
                 switch status {
                 case .failed:
-                    failures = messages.map(failureDetail)
+                    failures = distinct(messages).map(failureDetail)
                     if failures.isEmpty, result != "Failed" { failures = [FailureDetail(message: "result bundle: result \(result)")] }
                 case .skipped: skip = messages.first.map(skipReason) ?? ""
                 case .passed: break
@@ -90,29 +90,62 @@ public enum XCResultParser {
 
     /// The tests summary id of an `ActionsInvocationRecord` (first action that has one).
     public static func legacyTestsRef(_ invocation: Data) throws -> String? {
-        guard let root = try jsonObject(invocation, what: "xcresulttool get (legacy)") as? [String: Any] else { return nil }
-        for action in values(root["actions"]) {
-            if let result = action["actionResult"] as? [String: Any],
-               let ref = result["testsRef"] as? [String: Any], let id = value(ref["id"]) { return id }
+        try legacyTestsRefs(invocation).first
+    }
+
+    /// The tests summary id of every action of an `ActionsInvocationRecord` that has one, in order
+    /// (a bundle from `xcodebuild test` over several test plans or destinations has several).
+    public static func legacyTestsRefs(_ invocation: Data) throws -> [String] {
+        guard let root = try jsonObject(invocation, what: "xcresulttool get (legacy)") as? [String: Any] else { return [] }
+        return values(root["actions"]).compactMap { action in
+            guard let result = action["actionResult"] as? [String: Any],
+                  let ref = result["testsRef"] as? [String: Any] else { return nil }
+            return value(ref["id"])
         }
-        return nil
+    }
+
+    /// Tests of every action of a legacy bundle: `tests[i]` is the `ActionTestPlanRunSummaries` of
+    /// the i-th action that has a `testsRef`. Each action's failures come from its own
+    /// `actionResult.issues` (the record-wide `issues` when an action has none), so a failure is
+    /// attached to the action and test it belongs to.
+    public static func parseLegacy(invocation: Data, tests: [Data]) throws -> [TestResult] {
+        guard let record = try jsonObject(invocation, what: "xcresulttool get (legacy)") as? [String: Any] else {
+            throw XCResultError(what: "xcresulttool get (legacy)", detail: "not a JSON object")
+        }
+        let recordWide = failureSummaries(record["issues"])
+        var perAction: [[String: [FailureDetail]]] = []
+        for action in values(record["actions"]) {
+            guard let result = action["actionResult"] as? [String: Any], result["testsRef"] != nil else { continue }
+            let own = failureSummaries(result["issues"])
+            perAction.append(own.isEmpty ? recordWide : own)
+        }
+        var out: [TestResult] = []
+        for (i, doc) in tests.enumerated() {
+            out += try parseLegacyTests(doc, failuresByKey: i < perAction.count ? perAction[i] : recordWide)
+        }
+        return out
+    }
+
+    /// Failure summaries of an `issues` object, by `class/test` key.
+    private static func failureSummaries(_ issues: Any?) -> [String: [FailureDetail]] {
+        var failuresByKey: [String: [FailureDetail]] = [:]
+        guard let issues = issues as? [String: Any] else { return [:] }
+        for f in values(issues["testFailureSummaries"]) {
+            guard let testCase = value(f["testCaseName"]) else { continue }
+            let (file, line) = location(value((f["documentLocationInCreatingWorkspace"] as? [String: Any])?["url"]))
+            let detail = FailureDetail(file: file, line: line, message: value(f["message"]) ?? "failed")
+            failuresByKey[legacyKey(testCase), default: []].append(detail)
+        }
+        return failuresByKey
     }
 
     /// Tests of a legacy `ActionTestPlanRunSummaries` document, with failures from the invocation
     /// record's `testFailureSummaries` (matched by `Class.test()` / `Class/test()`).
     public static func parseLegacy(invocation: Data, tests: Data) throws -> [TestResult] {
-        guard let record = try jsonObject(invocation, what: "xcresulttool get (legacy)") as? [String: Any] else {
-            throw XCResultError(what: "xcresulttool get (legacy)", detail: "not a JSON object")
-        }
-        var failuresByKey: [String: [FailureDetail]] = [:]
-        if let issues = record["issues"] as? [String: Any] {
-            for f in values(issues["testFailureSummaries"]) {
-                guard let testCase = value(f["testCaseName"]) else { continue }
-                let (file, line) = location(value((f["documentLocationInCreatingWorkspace"] as? [String: Any])?["url"]))
-                let detail = FailureDetail(file: file, line: line, message: value(f["message"]) ?? "failed")
-                failuresByKey[legacyKey(testCase), default: []].append(detail)
-            }
-        }
+        try parseLegacy(invocation: invocation, tests: [tests])
+    }
+
+    private static func parseLegacyTests(_ tests: Data, failuresByKey: [String: [FailureDetail]]) throws -> [TestResult] {
         guard let summaries = try jsonObject(tests, what: "xcresulttool get --id (legacy)") as? [String: Any] else {
             throw XCResultError(what: "xcresulttool get --id (legacy)", detail: "not a JSON object")
         }
@@ -216,9 +249,11 @@ public enum XCResultParser {
     /// `file:///…/X.swift#…&StartingLineNumber=41…` → (`/…/X.swift`, 41). Xcode's line numbers there are 0-based.
     static func location(_ url: String?) -> (String?, Int?) {
         guard let url else { return (nil, nil) }
-        let parts = url.split(separator: "#", maxSplits: 1)
+        // `#CharacterRangeLen=0` (no file part) is "no file", not a file named after the fragment.
+        let parts = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         var file = parts.first.map(String.init)
         if let f = file, f.hasPrefix("file://") { file = String(f.dropFirst(7)).removingPercentEncoding ?? String(f.dropFirst(7)) }
+        if file?.isEmpty ?? true { file = nil }
         var line: Int?
         if parts.count == 2 {
             for pair in parts[1].split(separator: "&") {
@@ -247,6 +282,18 @@ public enum XCResultParser {
             any = true
         }
         return any ? total : nil
+    }
+
+    /// Each distinct message once, in first-seen order; a repeated one (a failure recorded in every
+    /// repetition of a test) says how often: `message (3 times)`.
+    static func distinct(_ messages: [String]) -> [String] {
+        var order: [String] = []
+        var counts: [String: Int] = [:]
+        for m in messages {
+            if counts[m] == nil { order.append(m) }
+            counts[m, default: 0] += 1
+        }
+        return order.map { m in counts[m, default: 1] > 1 ? "\(m) (\(counts[m, default: 1]) times)" : m }
     }
 
     private static func collect(_ nodes: [[String: Any]], types: Set<String>, depth: Int = 0) -> [String] {

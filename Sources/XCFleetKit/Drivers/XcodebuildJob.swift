@@ -113,7 +113,7 @@ public struct XcodebuildJob: Sendable {
         public var infraError: RemoteShellError?
         /// Events to record after the streamed ones: the bundle's corrections, or a plan error.
         public var extraEvents: [TestEvent] = []
-        /// Differences between the streamed output and the result bundle (the bundle won).
+        /// Differences between the streamed output and the result bundle (each makes the attempt red).
         public var disagreements: [String] = []
         public var xcode: XcodeVersion?
         public var developerDir: String?
@@ -442,11 +442,16 @@ public struct XcodebuildJob: Sendable {
             }
             if results == nil {
                 let top = try await checked(XCResultParser.legacyCommand(bundle: bundle, developerDir: dir, xcode16OrLater: modern), deadlines.query)
-                guard let ref = try XCResultParser.legacyTestsRef(Data(top.utf8)) else {
+                let refs = try XCResultParser.legacyTestsRefs(Data(top.utf8))
+                guard !refs.isEmpty else {
                     throw XCResultError(what: "xcresulttool get", detail: "the result bundle has no tests summary")
                 }
-                let tests = try await checked(XCResultParser.legacyCommand(bundle: bundle, id: ref, developerDir: dir, xcode16OrLater: modern), deadlines.query)
-                results = try XCResultParser.parseLegacy(invocation: Data(top.utf8), tests: Data(tests.utf8))
+                var docs: [Data] = []
+                for ref in refs {
+                    let tests = try await checked(XCResultParser.legacyCommand(bundle: bundle, id: ref, developerDir: dir, xcode16OrLater: modern), deadlines.query)
+                    docs.append(Data(tests.utf8))
+                }
+                results = try XCResultParser.parseLegacy(invocation: Data(top.utf8), tests: docs)
             }
             let merged = XCResultReconciler.reconcile(streamed: streamed, bundle: XCResultParser.events(results ?? []))
             outcome.extraEvents += merged.events.dropFirst(streamed.count)

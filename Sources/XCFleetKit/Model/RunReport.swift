@@ -78,6 +78,9 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     /// Where its build came from (absent in runs recorded before build caching, and when the
     /// build phase did not finish).
     public var build: BuildRecord? = nil
+    /// What the runner itself said (totals, xcodebuild's statements, unreadable lines, …), for the
+    /// cross-check in `Verdict`; nil when it said nothing of the kind.
+    public var evidence: RunnerEvidence? = nil
 }
 
 /// One job with all its attempts.

@@ -63,6 +63,17 @@ public enum TestEvent: Equatable, Codable, Sendable {
     case buildError(file: String?, line: Int?, message: String)
     /// A probe metric line: `XCFLEET-METRIC name=value unit=U key=value …`.
     case metric(Metric)
+    /// xcodebuild's own word on the run: `** TEST SUCCEEDED **` (`failed: false`), or one of its
+    /// failure statements (`** TEST FAILED **`, `Testing failed:`, `… encountered an error (…)`,
+    /// `Failed to install or launch the test runner …`), which make the attempt red on their own.
+    case runnerStatement(failed: Bool, message: String)
+    /// A test named in xcodebuild's `Failing tests:` block.
+    case failingTestListed(TestIdentifier)
+    /// A line that looks like a test result but could not be read (1-based line number in the
+    /// stream). Keeps a gate from green: a result was printed that xcfleet could not count.
+    case unreadableResult(line: Int, text: String)
+    /// The streamed output and the result bundle disagree about a test (the reconciler's words).
+    case witnessDisagreement(String)
 }
 
 /// One probe measurement. Probes print them; they never decide a verdict.

@@ -9,6 +9,19 @@ import Darwin
 /// Every helper is bounds-checked against `count` and never traps on arbitrary bytes.
 struct ByteLine {
     let bytes: UnsafeBufferPointer<UInt8>
+    /// 1-based line number in the stream (LF-terminated lines), for "unreadable result line N".
+    var number: Int = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, number: Int = 0) {
+        self.bytes = bytes
+        self.number = number
+    }
+
+    /// The same line from `offset` on (for output spliced into the middle of a line).
+    func suffix(from offset: Int) -> ByteLine {
+        let lo = min(max(offset, 0), bytes.count)
+        return ByteLine(bytes: UnsafeBufferPointer(rebasing: bytes[lo...]), number: number)
+    }
 
     var count: Int { bytes.count }
 

@@ -90,7 +90,8 @@ extension LineKind {
             if l.has(": error: ", at: colon) {
                 return locatedError(l, colon, &events)
             }
-            if l.has(": Fatal error:", at: colon) {
+            if l.has(": Fatal error:", at: colon) || l.has(": Precondition failed", at: colon)
+                || l.has(": Assertion failed", at: colon) {
                 events.append(.crash(message: l.string(from: 0)))
                 return true
             }
@@ -101,6 +102,14 @@ extension LineKind {
         }
         return false
     }
+
+    /// The tools whose `tool: error: …` lines are build errors.
+    static let buildTools: Set<String> = [
+        "xcodebuild", "xcrun", "clang", "clang++", "cc", "c++", "gcc", "g++", "ld", "ld64", "ld64.lld", "ld.lld",
+        "ld.gold", "lld", "swift", "swiftc", "swift-frontend", "swift-build", "swift-driver", "swift-package",
+        "libtool", "lipo", "ar", "codesign", "actool", "ibtool", "xcstringstool", "momc", "mapc", "xcdatamodel",
+        "error",
+    ]
 
     private static func locatedError(_ l: ByteLine, _ colon: Int, _ events: inout [TestEvent]) -> Bool {
         let messageStart = colon + 9
@@ -117,9 +126,9 @@ extension LineKind {
             end = s - 1
         }
         guard !numbers.isEmpty else {
-            // `tool: error: message`: one short word without a path separator or blank.
-            guard colon > 0, colon <= 40, l.index(of: 32, from: 0).map({ $0 >= colon }) ?? true,
-                  l.index(of: UInt8(ascii: "/"), from: 0).map({ $0 >= colon }) ?? true else { return false }
+            // `tool: error: message` from a compiler, linker or build tool. Anything else
+            // (`CoreData: error: …`, an app's own log line) is output, not a build error.
+            guard colon > 0, colon <= 40, buildTools.contains(l.string(0, colon)) else { return false }
             events.append(.buildError(file: nil, line: nil, message: l.string(from: messageStart)))
             return true
         }
@@ -140,7 +149,8 @@ extension LineKind {
             guard let close = l.find("] : ", from: p + 2) else { return nil }
             return (xctestIdentifier(l, p, close + 1), l.string(from: close + 4))
         }
-        guard let space = l.index(of: 32, from: p), l.has(" : ", at: space),
+        // The name may hold blanks and commas (BDD frameworks): it ends at the first ` : `.
+        guard let space = l.find(" : ", from: p),
               let dot = l.index(of: UInt8(ascii: "."), from: p), dot < space else { return nil }
         return (xctestIdentifier(l, p, space), l.string(from: space + 3))
     }

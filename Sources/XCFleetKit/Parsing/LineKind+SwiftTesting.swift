@@ -12,7 +12,15 @@ extension LineKind {
 
         if l.has("Test run with ", at: p) { return runSummary(l, p + 14, &events) }
         if l.has("Test run started", at: p) { return true }
-        if l.has("Test ", at: p) { return testLine(l, p + 5, &events) }
+        if l.has("Test ", at: p) {
+            if testLine(l, p + 5, &events) { return true }
+            // A result that cannot be read is reported, never dropped.
+            if l.find(" passed after ", from: p) != nil || l.find(" failed after ", from: p) != nil {
+                events.append(.unreadableResult(line: l.number, text: l.string(from: 0)))
+                return true
+            }
+            return false
+        }
         if l.has("Suite ", at: p) { return suiteLine(l, p + 6, &events) }
         if l.has("Program crashed:", at: p) {
             events.append(.crash(message: l.string(from: p)))
@@ -25,12 +33,23 @@ extension LineKind {
     /// Returns the name and the index after it.
     private static func swiftTestingName(_ l: ByteLine, _ p: Int) -> (String, Int)? {
         if l[p] == UInt8(ascii: "\"") {
+            // A display name may hold quotes and blanks: prefer the quote followed by what a
+            // test or suite line says next; else the first quote followed by a blank.
             var q = p + 1
+            var first: Int?
             while let quote = l.index(of: UInt8(ascii: "\""), from: q) {
-                if l[quote + 1] == 32 || quote + 1 == l.count { return (l.string(p + 1, quote), quote + 1) }
+                if quote + 1 == l.count { return (l.string(p + 1, quote), quote + 1) }
+                if l[quote + 1] == 32 {
+                    let w = quote + 2
+                    if l.has("started", at: w) || l.has("passed", at: w) || l.has("failed", at: w)
+                        || l.has("skipped", at: w) || l.has("recorded", at: w) || l.has("with ", at: w) {
+                        return (l.string(p + 1, quote), quote + 1)
+                    }
+                    if first == nil { first = quote }
+                }
                 q = quote + 1
             }
-            return nil
+            return first.map { (l.string(p + 1, $0), $0 + 1) }
         }
         let end = l.index(of: 32, from: p) ?? l.count
         guard end > p else { return nil }

@@ -5,7 +5,7 @@ extension LineKind {
     /// parallel `Test case 'ID' passed on 'Clone 1 of …' (0.5 seconds)`.
     static func xctestCase(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         guard l.has("Test Case '", at: 0) || l.has("Test case '", at: 0),
-              let close = l.index(of: UInt8(ascii: "'"), from: 11), l[close + 1] == 32 else { return false }
+              let close = closingQuote(l, from: 11) else { return false }
         let id = xctestIdentifier(l, 11, close)
         var p = close + 2
         let status: TestStatus
@@ -19,7 +19,7 @@ extension LineKind {
         } else if l.has("skipped", at: p) {
             status = .skipped; p += 7
         } else {
-            return false
+            return l.has("measured", at: p)   // a performance test's figures; its result line follows
         }
         var clone: String?
         if l.has(" on '", at: p), let end = l.index(of: UInt8(ascii: "'"), from: p + 5) {
@@ -38,7 +38,7 @@ extension LineKind {
     /// `Test Suite 'X' started|passed|failed at …` (and `Test suite 'X' started on 'Clone …'`).
     static func xctestSuite(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         guard l.has("Test Suite '", at: 0) || l.has("Test suite '", at: 0),
-              let close = l.index(of: UInt8(ascii: "'"), from: 12), l[close + 1] == 32 else { return false }
+              let close = closingQuote(l, from: 12) else { return false }
         let name = l.string(12, close)
         let p = close + 2
         if l.has("started", at: p) {
@@ -90,6 +90,24 @@ extension LineKind {
         return true
     }
 
+    /// The quote that closes a quoted test or suite name starting at `from`: the first `'` followed
+    /// by a blank and a status word, so names holding apostrophes (`it doesn't crash`) are read whole.
+    /// Falls back to the first `'` followed by a blank.
+    static func closingQuote(_ l: ByteLine, from: Int) -> Int? {
+        var q = from
+        var first: Int?
+        while let quote = l.index(of: UInt8(ascii: "'"), from: q) {
+            if l[quote + 1] == 32 {
+                let p = quote + 2
+                if l.has("started", at: p) || l.has("passed", at: p) || l.has("failed", at: p)
+                    || l.has("skipped", at: p) || l.has("measured", at: p) { return quote }
+                if first == nil { first = quote }
+            }
+            q = quote + 1
+        }
+        return first
+    }
+
     /// `-[Module.Class testX]` → (`Module.Class`, `testX`); `Suite.test` / `Class.test()` →
     /// (`Suite`, `test`): the `()` of the parallel form is dropped so both forms name a test alike;
     /// `Module.Suite/test()` → (`Module.Suite`, `test`).
@@ -101,11 +119,13 @@ extension LineKind {
         var end = hi
         if end - lo > 2, l[end - 2] == UInt8(ascii: "("), l[end - 1] == UInt8(ascii: ")") { end -= 2 }
         // `Suite.test`, or xcodebuild's `Module.Suite/test()` for Swift Testing: split at the
-        // last `/` if any, else at the last `.`.
+        // last `/` if any, else at the last `.` (before the first blank: a BDD name such as
+        // `Spec.it rounds 1.5 up` keeps its own dots).
         var dot = end - 1
         while dot >= lo, l[dot] != UInt8(ascii: "/") { dot -= 1 }
         if dot < lo {
             dot = end - 1
+            if let blank = l.index(of: 32, from: lo), blank < end { dot = blank - 1 }
             while dot >= lo, l[dot] != UInt8(ascii: ".") { dot -= 1 }
         }
         guard dot >= lo else { return TestIdentifier(suite: "", name: l.string(lo, end)) }

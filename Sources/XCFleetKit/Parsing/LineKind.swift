@@ -15,14 +15,19 @@ struct LineKind: Sendable {
         LineKind(name: "swift-testing", leads: Array(0xC0...0xF7), parse: swiftTesting),
         LineKind(name: "xctest-suite", leads: ascii("T"), parse: xctestSuite),
         LineKind(name: "xctest-summary", leads: ascii("E"), parse: xctestSummary),
+        LineKind(name: "activity-assertion", leads: ascii("t"), parse: activityAssertion),
         LineKind(name: "metric", leads: ascii("X"), parse: metric),
         LineKind(name: "restarting", leads: ascii("R"), parse: restarting),
         LineKind(name: "could-not-cast", leads: ascii("C"), parse: couldNotCast),
         LineKind(name: "fatal-error", leads: ascii("F"), parse: fatalErrorMessage),
+        LineKind(name: "failed-to-launch", leads: ascii("F"), parse: failedTo),
+        LineKind(name: "banner", leads: ascii("*"), parse: banner),
         LineKind(name: "program-crashed", leads: ascii("*"), parse: programCrashed),
+        LineKind(name: "testing-failed", leads: ascii("T"), parse: testingFailed),
+        LineKind(name: "crash-line", leads: ascii("PAISBTKFGREbz"), parse: crashLine),
         LineKind(name: "bare-error", leads: ascii("e"), parse: bareError),
         LineKind(name: "located", leads: nil, parse: located),
-        LineKind(name: "signal-exit", leads: nil, parse: signalExit),
+        LineKind(name: "anywhere", leads: nil, parse: anywhere),
     ]
 
     /// For each first byte, the indices into `table` to try, in table order.
@@ -40,8 +45,10 @@ struct LineKind: Sendable {
 
     private static func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
 
-    /// Runs the kinds for this line's first byte until one matches.
+    /// Runs the kinds for this line's first byte until one matches; a line none reads goes to
+    /// `unmatched` (unreadable result lines, results spliced behind other output).
     static func classify(_ line: ByteLine, into events: inout [TestEvent]) {
         for k in dispatch[Int(line[0])] where table[k].parse(line, &events) { return }
+        unmatched(line, &events)
     }
 }

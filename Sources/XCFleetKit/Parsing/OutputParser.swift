@@ -23,6 +23,16 @@ public struct OutputParser: Sendable {
     private var pending: [UInt8] = []
     /// The current line went past `maxLineBytes`; drop bytes until its end.
     private var overflowed = false
+    /// Line number and multi-line block state (xcodebuild's `Failing tests:` block).
+    private var state = LineState()
+
+    /// What one line's meaning depends on from the lines before it.
+    struct LineState {
+        /// 1-based number of the current line (LF-terminated lines).
+        var number = 1
+        /// Inside xcodebuild's `Failing tests:` block: indented lines name failed tests.
+        var inFailingTests = false
+    }
 
     public init() {}
 
@@ -42,11 +52,13 @@ public struct OutputParser: Sendable {
     /// End of stream: parses a last unterminated line, if any, and resets the parser.
     public mutating func finish() -> [TestEvent] {
         var events: [TestEvent] = []
+        var state = self.state
         if !pending.isEmpty {
-            pending.withUnsafeBufferPointer { OutputParser.parseLine($0, into: &events) }
+            pending.withUnsafeBufferPointer { OutputParser.parseLine($0, &state, into: &events) }
         }
         pending.removeAll(keepingCapacity: false)
         overflowed = false
+        self.state = LineState()
         return events
     }
 
@@ -85,6 +97,7 @@ public struct OutputParser: Sendable {
             }
             if nl < n {
                 endLine(base, segment, nl, into: &events)
+                state.number += 1
                 start = nl + 1
             } else {
                 append(base, segment, n)
@@ -109,14 +122,16 @@ public struct OutputParser: Sendable {
         if pending.isEmpty && !overflowed {
             let kept = min(hi - lo, OutputParser.maxLineBytes)
             if kept > 0 {
-                OutputParser.parseLine(UnsafeBufferPointer(start: base + lo, count: kept), into: &events)
+                OutputParser.parseLine(UnsafeBufferPointer(start: base + lo, count: kept), &state, into: &events)
             }
             return
         }
         append(base, lo, hi)
+        var state = self.state
         if !pending.isEmpty {
-            pending.withUnsafeBufferPointer { OutputParser.parseLine($0, into: &events) }
+            pending.withUnsafeBufferPointer { OutputParser.parseLine($0, &state, into: &events) }
         }
+        self.state = state
         pending.removeAll(keepingCapacity: pending.count <= 4096)
         overflowed = false
     }
@@ -124,23 +139,38 @@ public struct OutputParser: Sendable {
     // MARK: - One line
 
     /// Strips ANSI codes, trims blanks and hands the line to the kinds table.
-    static func parseLine(_ raw: UnsafeBufferPointer<UInt8>, into events: inout [TestEvent]) {
+    static func parseLine(_ raw: UnsafeBufferPointer<UInt8>, _ state: inout LineState, into events: inout [TestEvent]) {
         guard let base = raw.baseAddress, raw.count > 0 else { return }
         if memchr(base, 0x1B, raw.count) != nil {
             let clean = stripANSI(raw)
-            clean.withUnsafeBufferPointer { trimmedLine($0, into: &events) }
+            clean.withUnsafeBufferPointer { trimmedLine($0, &state, into: &events) }
         } else {
-            trimmedLine(raw, into: &events)
+            trimmedLine(raw, &state, into: &events)
         }
     }
 
-    private static func trimmedLine(_ raw: UnsafeBufferPointer<UInt8>, into events: inout [TestEvent]) {
+    private static func trimmedLine(_ raw: UnsafeBufferPointer<UInt8>, _ state: inout LineState, into events: inout [TestEvent]) {
         var lo = 0
         var hi = raw.count
         while lo < hi, raw[lo] == 32 || raw[lo] == 9 { lo += 1 }
         while hi > lo, raw[hi - 1] == 32 || raw[hi - 1] == 9 { hi -= 1 }
         guard hi > lo else { return }
-        LineKind.classify(ByteLine(bytes: UnsafeBufferPointer(rebasing: raw[lo..<hi])), into: &events)
+        let line = ByteLine(bytes: UnsafeBufferPointer(rebasing: raw[lo..<hi]), number: state.number)
+        if state.inFailingTests {
+            // Indented lines under `Failing tests:` name tests (`Class.test()`, `-[Class test]`);
+            // a `Target:` header groups them. The first line that is not indented ends the block
+            // (blank lines do not: a CR LF line end would otherwise end it at once).
+            if lo > 0 {
+                if line[line.count - 1] != UInt8(ascii: ":") { LineKind.failingTestEntry(line, &events) }
+                return
+            }
+            state.inFailingTests = false
+        }
+        if line.count == 14, line.has("Failing tests:", at: 0) {
+            state.inFailingTests = true
+            return
+        }
+        LineKind.classify(line, into: &events)
     }
 
     /// Removes CSI (`ESC [ … final`), OSC (`ESC ] … BEL|ESC \`) and two-byte escapes.

@@ -18,62 +18,202 @@ public struct Collator {
         var report: AttemptReport
         var current: TestIdentifier?
         var ended = false
-        /// Index of each test id in `report.tests`.
+        /// Index of each test id's latest execution in `report.tests`.
         var index: [TestIdentifier: Int] = [:]
         /// Failure and skip lines seen before their test's end line.
         var pendingFailures: [TestIdentifier: [FailureDetail]] = [:]
         var pendingSkips: [TestIdentifier: String] = [:]
+        /// What the runner said about itself (totals, statements, …); see `RunnerEvidence`.
+        var evidence = RunnerEvidence()
+        /// Executions per test key printed in the classic form and in the `… on 'Device'` form that
+        /// are not yet paired: Xcode 16+ prints a UI test's result in both forms (one execution).
+        var unpairedClassic: [String: [Int]] = [:]
+        var unpairedOn: [String: [Int]] = [:]
+        /// Tests started and not yet ended (by key), and the order tests were first started in.
+        var running: [String: TestIdentifier] = [:]
+        var startedOrder: [(String, TestIdentifier)] = []
+        var finishedKeys: Set<String> = []
+        /// Tests a crash was attributed to (by key).
+        var crashed: Set<String> = []
+        /// The last suite end was an outermost one (`All tests` / `Selected tests`): the next
+        /// `Executed …` line is a process total.
+        var outermostSuiteEnded = false
+        var largestXCTestSummary: RunnerCount?
+
+        static func key(_ id: TestIdentifier) -> String { Verdict.testKey(id) }
 
         mutating func record(_ result: TestResult) {
-            if let i = index[result.id] {
-                report.tests[i] = result
-            } else {
-                index[result.id] = report.tests.count
-                report.tests.append(result)
+            index[result.id] = report.tests.count
+            report.tests.append(result)
+        }
+
+        /// A test's end: a new execution, unless it is the second printing of one already counted.
+        mutating func finish(_ id: TestIdentifier, _ status: TestStatus, _ seconds: Double?, _ framework: TestFramework, _ clone: String?) {
+            let k = (framework == .swiftTesting ? "st:" : "") + Self.key(id)
+            var failures = pendingFailures.removeValue(forKey: id) ?? []
+            let skip = pendingSkips.removeValue(forKey: id)
+            running[Self.key(id)] = nil
+            finishedKeys.insert(Self.key(id))
+            if current == id { current = nil }
+            // Pair the classic `Test Case '-[M.C t]' passed` with `Test case 'C.t()' passed on '…'`.
+            let other = clone == nil ? unpairedOn[k] : unpairedClassic[k]
+            if framework == .xctest, let i = other?.first {
+                if clone == nil { unpairedOn[k]?.removeFirst() } else { unpairedClassic[k]?.removeFirst() }
+                var merged = report.tests[i]
+                if status == .failed { merged.status = .failed }
+                merged.failures += failures.filter { f in !merged.failures.contains { Self.sameFailure($0, f) } }
+                merged.clone = merged.clone ?? clone
+                if merged.skipReason == nil { merged.skipReason = skip }
+                if clone == nil { merged.id = id }   // the classic form carries the module
+                report.tests[i] = merged
+                index[id] = i
+                return
             }
+            // The same assertion printed twice (a UI test's activity log and its failure line).
+            var unique: [FailureDetail] = []
+            for f in failures where !unique.contains(where: { Self.sameFailure($0, f) }) { unique.append(f) }
+            failures = unique
+            if framework == .xctest {
+                if clone == nil { unpairedClassic[k, default: []].append(report.tests.count) }
+                else { unpairedOn[k, default: []].append(report.tests.count) }
+            }
+            record(TestResult(id: id, status: status, seconds: seconds, failures: failures, skipReason: skip, clone: clone))
+            switch (framework, status) {
+            case (.xctest, .passed): evidence.sawXCTest.passed += 1
+            case (.xctest, .failed): evidence.sawXCTest.failed += 1
+            case (.xctest, .skipped): evidence.sawXCTest.skipped += 1
+            case (.swiftTesting, .passed): evidence.sawSwiftTesting.passed += 1
+            case (.swiftTesting, .failed): evidence.sawSwiftTesting.failed += 1
+            case (.swiftTesting, .skipped): evidence.sawSwiftTesting.skipped += 1
+            }
+        }
+
+        /// Same file name and line (or same message without a location).
+        static func sameFailure(_ a: FailureDetail, _ b: FailureDetail) -> Bool {
+            guard let la = a.line, let lb = b.line, let fa = a.file, let fb = b.file else {
+                return a.file == nil && b.file == nil && a.line == nil && b.line == nil && a.message == b.message
+            }
+            return la == lb && (fa as NSString).lastPathComponent == (fb as NSString).lastPathComponent
         }
 
         mutating func apply(_ event: TestEvent) {
             switch event {
-            case .suiteStarted, .suiteFinished, .xctestSummary, .swiftTestingSummary:
-                break
+            case .suiteStarted:
+                outermostSuiteEnded = false
+            case .suiteFinished(let name, _):
+                outermostSuiteEnded = name == "All tests" || name == "Selected tests"
+            case .xctestSummary(let executed, let skipped, let failures, _, _):
+                let count = RunnerCount(tests: executed, failures: failures, skipped: skipped, failed: failures > 0, overall: true)
+                if outermostSuiteEnded {
+                    var total = evidence.xctest.flatMap { $0.overall ? $0 : nil } ?? RunnerCount(tests: 0, failures: 0, failed: false, overall: true)
+                    total.tests += count.tests
+                    total.failures += count.failures
+                    total.skipped += count.skipped
+                    total.failed = total.failed || count.failed
+                    evidence.xctest = total
+                } else if largestXCTestSummary.map({ executed > $0.tests }) ?? true {
+                    largestXCTestSummary = RunnerCount(tests: executed, failures: failures, skipped: skipped, failed: failures > 0, overall: false)
+                }
+                outermostSuiteEnded = false
+            case .swiftTestingSummary(let tests, _, let passed, let issues, _):
+                var total = evidence.swiftTesting ?? RunnerCount(tests: 0, failures: 0, failed: false, overall: true)
+                total.tests += tests
+                total.failures += passed ? 0 : (issues ?? 0)
+                total.failed = total.failed || !passed
+                evidence.swiftTesting = total
             case .testStarted(let id, _):
                 current = id
-            case .testFinished(let id, let status, let seconds, _, let clone):
-                // Failure lines usually come before the test's end line: gather them here.
-                var failures = index[id].map { report.tests[$0].failures } ?? []
-                failures += pendingFailures.removeValue(forKey: id) ?? []
-                let skip = index[id].flatMap { report.tests[$0].skipReason } ?? pendingSkips.removeValue(forKey: id)
-                record(TestResult(id: id, status: status, seconds: seconds, failures: failures, skipReason: skip, clone: clone))
-                if current == id { current = nil }
+                let k = Self.key(id)
+                if running[k] == nil, !finishedKeys.contains(k), !startedOrder.contains(where: { $0.0 == k }) {
+                    startedOrder.append((k, id))
+                }
+                running[k] = id
+            case .testFinished(let id, let status, let seconds, let framework, let clone):
+                finish(id, status, seconds, framework, clone)
             case .testFailure(let id, let file, let line, let message):
                 let detail = FailureDetail(file: file, line: line, message: message)
                 if let target = id ?? current {
-                    if let i = index[target] { report.tests[i].failures.append(detail) }
-                    else { pendingFailures[target, default: []].append(detail) }
+                    // Before its end line (or while it runs again) a failure waits for that end;
+                    // after it, it belongs to the execution that just ended.
+                    if running[Self.key(target)] == nil, let i = index[target] {
+                        if !report.tests[i].failures.contains(where: { Self.sameFailure($0, detail) }) {
+                            report.tests[i].failures.append(detail)
+                        }
+                    } else {
+                        pendingFailures[target, default: []].append(detail)
+                    }
                 } else {
                     report.unattributedFailures.append(detail)
                 }
             case .testSkipped(let id, let reason):
                 if let target = id ?? current {
-                    if let i = index[target] { report.tests[i].skipReason = reason }
+                    if running[Self.key(target)] == nil, let i = index[target] { report.tests[i].skipReason = reason }
                     else { pendingSkips[target] = reason ?? "" }
                 }
             case .crash(let message):
                 report.crashes.append(message)
+                attributeCrash(message)
             case .buildError(let file, let line, let message):
                 report.buildErrors.append(FailureDetail(file: file, line: line, message: message))
             case .metric(let metric):
                 report.metrics.append(metric)
+            case .runnerStatement(let failed, let message):
+                if !failed { evidence.succeeded = true }
+                else if !evidence.failureStatements.contains(message) { evidence.failureStatements.append(message) }
+            case .failingTestListed(let id):
+                evidence.failingTests = (evidence.failingTests ?? []) + [id]
+            case .unreadableResult(let line, let text):
+                evidence.unreadable.append("line \(line): \(text)")
+            case .witnessDisagreement(let text):
+                evidence.disagreements.append(text)
             }
         }
 
+        /// A crash fails the test that was running (or the one xcodebuild names in `Restarting
+        /// after … in Class/test()`), with the crash as its message and location where printed.
+        mutating func attributeCrash(_ message: String) {
+            var target: TestIdentifier?
+            if let named = CrashText.restartedTest(message) {
+                let k = Self.key(named)
+                target = running[k] ?? (finishedKeys.contains(k) ? nil : named)
+            } else if let current, running[Self.key(current)] != nil {
+                target = current
+            } else if running.count == 1 {
+                // Tests that run concurrently (Swift Testing) end out of order: when exactly one
+                // is still running, it is the one the crash stopped.
+                target = running.first?.value
+            }
+            guard let target, !crashed.contains(Self.key(target)) else { return }
+            crashed.insert(Self.key(target))
+            let (file, line) = CrashText.location(message)
+            pendingFailures[target, default: []].append(FailureDetail(file: file, line: line, message: "crashed: \(message)"))
+        }
+
         mutating func close() {
-            // Failures printed for a test that never printed its end still count as a failed test.
+            // Failures printed for a test that never printed its end still count as a failed test
+            // (a crash while it ran, or an assertion line whose end line was lost).
             for (id, failures) in pendingFailures.sorted(by: { $0.key < $1.key }) {
                 record(TestResult(id: id, status: .failed, failures: failures))
+                finishedKeys.insert(Self.key(id))
+                evidence.failedWithoutEnd += 1
             }
             pendingFailures = [:]
+            evidence.unfinished = startedOrder.filter { !finishedKeys.contains($0.0) && !crashed.contains($0.0) }.map(\.1)
+            if evidence.xctest == nil { evidence.xctest = largestXCTestSummary }
+            // Failed, then passed within this attempt: flaky (the passing execution is marked).
+            var failedKeys: Set<String> = []
+            var flaky: [String] = []
+            for i in report.tests.indices {
+                let k = Self.key(report.tests[i].id)
+                if report.tests[i].status == .failed { failedKeys.insert(k) }
+                else if report.tests[i].status == .passed, failedKeys.contains(k) {
+                    report.tests[i].flaky = true
+                    if !flaky.contains(k) { flaky.append(k) }
+                }
+            }
+            evidence.flakyInAttempt = flaky
+            evidence.sawSwiftTesting.distinct = Set(report.tests.filter { $0.id.suite.isEmpty }.map(\.id.name)).count
+            report.evidence = evidence.isEmpty ? nil : evidence
         }
 
         /// Every location and host path in the attempt's details, as the repository names it.

@@ -28,7 +28,9 @@ public enum Verdict {
             let first = attempt.buildErrors[0]
             out.append("build error: \(location(first))\(first.message)")
         }
-        let failed = observed.filter { $0.status == .failed }
+        // A failed execution followed by a passing one of the same test is flaky, not failed.
+        let recovered = Set(attempt.evidence?.flakyInAttempt ?? [])
+        let failed = observed.filter { $0.status == .failed && !recovered.contains(testKey($0.id)) }
         if !failed.isEmpty {
             let names = failed.prefix(5).map { "\($0.id.className)/\($0.id.name)" }.joined(separator: ", ")
             out.append("\(failed.count) test\(failed.count == 1 ? "" : "s") failed: \(names)\(failed.count > 5 ? ", …" : "")")
@@ -67,6 +69,7 @@ public enum Verdict {
         if !notRun.isEmpty && !crashedEarly {
             out.append("\(notRun.count) expected test\(notRun.count == 1 ? " was" : "s were") not seen passing: \(notRun.prefix(3).joined(separator: ", "))\(notRun.count > 3 ? ", …" : "")")
         }
+        out += evidenceProblems(attempt)
         if expected.isEmpty && observed.isEmpty && out.isEmpty {
             out.append("no tests ran")
         }
@@ -85,6 +88,9 @@ public enum Verdict {
         if last.problems.isEmpty {
             let earlierTestFailure = attempts.dropLast().contains { $0.infraError == nil && $0.timedOutPhase == nil && $0.tests.contains { $0.status == .failed } }
             if earlierTestFailure { return (.flaky, ["failed, then passed on attempt \(last.number)"]) }
+            if let flaky = last.evidence?.flakyInAttempt, !flaky.isEmpty {
+                return (.flaky, [flakyWithinAttempt(flaky, attempt: last.number)])
+            }
             return (.passed, [])
         }
         if last.timedOutPhase != nil || { if case .timedOut? = last.termination { return true } else { return false } }() {
@@ -117,7 +123,14 @@ public enum Verdict {
             switch job.finalState {
             case .passed: break
             case .flaky:
-                if !spec.allowFlaky { reasons.append("\(label(job)): flaky (the plan does not allow flaky)") }
+                if !spec.allowFlaky {
+                    // Within one attempt the job's reason names the tests; across attempts it does not.
+                    if let within = job.reasons.first(where: { $0.hasPrefix("flaky: ") }) {
+                        reasons.append("\(label(job)): \(within) (the plan does not allow flaky)")
+                    } else {
+                        reasons.append("\(label(job)): flaky (the plan does not allow flaky)")
+                    }
+                }
             case .failed, .timedOut, .infraFailed, .unschedulable, .interrupted:
                 reasons.append(contentsOf: job.reasons.map { "\(label(job)): \($0)" })
             }
@@ -173,7 +186,7 @@ public enum Verdict {
         return (ExitCode.green, "all \(gates.count) gate\(gates.count == 1 ? "" : "s") green")
     }
 
-    private static func key(_ cls: String, _ name: String) -> String { cls + "/" + name }
+    static func key(_ cls: String, _ name: String) -> String { cls + "/" + name }
 
     /// The first reason of a red gate that is the tests' fault (exit 1), nil when none is.
     static func testCause(of suite: SuiteReport) -> String? {
