@@ -37,7 +37,8 @@ public struct JobPlanner: Sendable {
                     if suite.repetitions > 1 { id += "#r\(rep + 1)" }
                     if shardCount > 1 { id += "#s\(shard + 1)of\(shardCount)" }
                     let planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
-                                             repetition: rep, mutant: nil, expectedTests: tests)
+                                             repetition: rep, mutant: nil, expectedTests: tests,
+                                             contentHash: rendered.workspace.contentHash)
                     out.append(PlannedJob(planned: planned, spec: suite, workspace: rendered.workspace,
                                           filter: shardCount > 1 ? tests : nil, requires: requires))
                 }
@@ -46,7 +47,8 @@ public struct JobPlanner: Sendable {
                 for mutant in mutants where mutant.template == suite.template {
                     let rendered = try renderer.render(suite, repetition: 0, mutant: mutant)
                     let planned = JobPlanned(jobID: "\(suite.name)#mutant-\(mutant.id)", suite: suite.name, kind: suite.kind,
-                                             mutant: mutant.id, expectedTests: rendered.manifest.tests)
+                                             mutant: mutant.id, expectedTests: rendered.manifest.tests,
+                                             contentHash: rendered.workspace.contentHash)
                     var spec = suite
                     spec.retries.testFailures = 0 // a mutant's failure is the expected outcome: never rerun it
                     out.append(PlannedJob(planned: planned, spec: spec, workspace: rendered.workspace, filter: nil, requires: requires))
