@@ -21,9 +21,14 @@ commands:
                        rebuild every report of a run from its events.jsonl
   parse [LOG|-] [--junit FILE] [--json]
                        parse existing xcodebuild / swift test output
+  history [--limit N] [--compare] [--json] | history import RUN_DIR…
+                       recorded runs (duration, verdict, cost) / backfill old run directories
+  flaky [--days N] [--suggest] [--json]
+                       tests by flake rate from the history (--suggest: quarantine entries)
   --version, --help
 
 common options: --templates DIR (where Templates/ and Sources/CacheContract/ are; also XCFLEET_HOME)
+history options: --no-history · --history-db FILE (default .xcfleet/history.sqlite) · --history-url postgresql://… (or XCFLEET_HISTORY_URL)
 exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/fleet · 3 infrastructure failure · 130 interrupted
 """
 
@@ -43,15 +48,21 @@ func locateRoot(_ args: Arguments) throws -> TemplateRoot {
 }
 
 func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, options: ["fleet", "runs", "history", "templates", "run-id"],
-                             flags: ["mutants", "quiet", "verbose", "json", "help"], command: "run")
+    let args = try Arguments(argv, options: Set(["fleet", "runs", "history", "templates", "run-id"]).union(historyOptions),
+                             flags: ["mutants", "quiet", "verbose", "json", "help", "no-history"], command: "run")
     if args.flags.contains("help") { print(usage); return 0 }
     guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (xcfleet run Plans/cache-contract.json)") }
     let plan = try loadPlan(args.positionals[0])
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
     let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
-    let history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
+    var history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
+    let recorder = historyRecorder(args)
+    if history == nil, let recorder {
+        let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name })
+        history = learned
+        if let note { historyNote(note) }
+    }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
     if let id = args.options["run-id"] { config.runID = id }
@@ -62,8 +73,13 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     runner.observe { console.handle($0) }
     Signals.install(onFirst: { runner.interrupt() }, say: { console.announce($0) })
     let report: RunReport
-    do { report = try await runner.run() } catch { console.finish(); throw error }
+    do { report = try await runner.run() } catch {
+        console.finish()
+        if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory).notes { historyNote(note) } }
+        throw error
+    }
     console.finish()
+    if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory).notes { historyNote(note) } }
     publishToCI(report, runDirectory: runner.runDirectory, annotationsOnStderr: json)
     if json {
         let encoder = JSONEncoder()
@@ -213,6 +229,8 @@ func main() async -> Int32 {
         case "report": return try reportCommand(argv.dropFirst())
         case "parse": return try await parseCommand(argv.dropFirst())
         case "hosts": return try await hostsCommand(argv.dropFirst())
+        case "history": return try await historyCommand(argv.dropFirst())
+        case "flaky": return try await flakyCommand(argv.dropFirst())
         case "--version", "version": print("xcfleet \(XCFleet.version)"); return 0
         case "--help", "-h", "help", nil: print(usage); return argv.first == nil ? Verdict.ExitCode.usage : 0
         case let other?: throw UsageError("unknown command '\(other)' (xcfleet --help lists them)")
@@ -226,6 +244,8 @@ func main() async -> Int32 {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as EventLogError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
+    } catch let error as HistoryCommandError {
+        Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
     } catch let error as RemoteShellError {
         Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
     } catch {
