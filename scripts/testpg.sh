@@ -23,7 +23,7 @@ start)
   fi
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-    -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null \
+    -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null 2>&1 </dev/null \
     || { echo "testpg: server did not start (see $dir/server.log)" >&2; exit 3; }
   as_pg "$bin/psql" -h "$dir" -p "$port" -U xcfleet -d postgres -qc "CREATE DATABASE history" >/dev/null 2>&1 || true
   echo "$port" > "$dir/port"

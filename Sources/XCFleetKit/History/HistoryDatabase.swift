@@ -187,7 +187,7 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                 GROUP BY j.run_id, j.job_id, j.suite, j.final_state
                 """, ids) {
                 guard let run = r[0].string, let suite = r[1].string else { continue }
-                let ok = r[2].string == JobFinalState.passed.rawValue || r[2].string == JobFinalState.flaky.rawValue
+                let ok = r[2].string == JobFinalState.passed.rawValue
                 let old = gates[suite]?[run] ?? (true, 0)
                 gates[suite, default: [:]][run] = (old.ok && ok, max(old.seconds, r[3].double ?? 0))
             }
