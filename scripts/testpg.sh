@@ -10,6 +10,8 @@ cmd="${1:-}"; dir="${2:-}"
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$bin/initdb" ] || { echo "testpg: PostgreSQL server not installed (apt-get install postgresql)" >&2; exit 3; }
 as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+# The server must not inherit a caller's pipe (a test reading our output would never see EOF).
+for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] 2>/dev/null && eval "exec $n>&-" 2>/dev/null; done
 case "$cmd" in
 start)
   mkdir -p "$dir"
