@@ -93,3 +93,16 @@ func openHistory(_ recorder: HistoryRecorder) async throws -> HistoryDatabase {
 }
 
 struct HistoryCommandError: Error, CustomStringConvertible { var description: String }
+
+/// `hosts check`: each host's record from the history, under the live checks.
+func printHostHistory(_ fleet: Fleet, recorder: HistoryRecorder) async {
+    let (history, note) = await recorder.hostHistory()
+    if let note { historyNote(note); return }
+    for host in fleet.hosts {
+        if let h = history.first(where: { $0.host == host.name }) {
+            print("\(host.name): \(HostHealthGate.describe(h))")
+        } else {
+            print("\(host.name): history: no runs in the last \(HostHealthGate.days) days")
+        }
+    }
+}

@@ -66,6 +66,11 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
     if let id = args.options["run-id"] { config.runID = id }
+    if let recorder {
+        let (held, note) = await recorder.hostsToSetAside(fleet)
+        config.setAsideByHistory = held
+        if let note { historyNote(note) }
+    }
     let runner = try Runner(config: config)
     let json = args.flags.contains("json")
     let verbosity: Verbosity = args.flags.contains("quiet") || json ? .quiet : args.flags.contains("verbose") ? .verbose : .normal
@@ -75,19 +80,21 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let report: RunReport
     do { report = try await runner.run() } catch {
         console.finish()
-        if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory).notes { historyNote(note) } }
+        if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory, pricing: fleet.pricing).notes { historyNote(note) } }
         throw error
     }
     console.finish()
-    if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory).notes { historyNote(note) } }
+    if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory, pricing: fleet.pricing).notes { historyNote(note) } }
     publishToCI(report, runDirectory: runner.runDirectory, annotationsOnStderr: json)
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
+        var summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
+        summary.cost = RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice)
         print(String(decoding: try encoder.encode(summary), as: UTF8.self))
     } else {
         print(ConsoleProgress.summary(report, runDirectory: runner.runDirectory, color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO)))
+        print("cost: " + RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice).summaryLine)
     }
     return report.exitCode
 }
@@ -122,6 +129,8 @@ struct RunSummaryJSON: Encodable {
     var interrupted: Bool
     var totals: Totals
     var suites: [Suite]
+    /// Host-seconds by phase and price (fleet `pricePerHour`).
+    var cost: RunCost?
     struct Suite: Encodable { var name: String; var kind: SuiteKind; var status: SuiteStatus; var reasons: [String] }
 
     init(report: RunReport, runDirectory: String) {
@@ -212,10 +221,11 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
 
 func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     guard argv.first == "check" else { throw UsageError("usage: xcfleet hosts check [--fleet FILE]") }
-    let args = try Arguments(argv.dropFirst(), options: ["fleet"], flags: [], command: "hosts check")
+    let args = try Arguments(argv.dropFirst(), options: Set(["fleet"]).union(historyOptions), flags: ["no-history"], command: "hosts check")
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
     for r in results { print(HostChecker.format(r)) }
+    if let recorder = historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 

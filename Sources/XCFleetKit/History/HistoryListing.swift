@@ -7,7 +7,7 @@ public enum HistoryListing {
         guard !runs.isEmpty else { return "no runs recorded in \(location) yet" }
         var lines = ["\(runs.count) most recent run(s) in \(location):"]
         for (index, run) in runs.enumerated() {
-            let cost = run.cost.map { String(format: "$%.2f", $0) } ?? "-"
+            let cost = run.cost.map { String(format: "$%.4f", $0) } ?? "-"
             let hostSeconds = run.hostSeconds.map { "\(Int($0.rounded())) host-s" } ?? "-"
             var line = "\(run.runID)  \(run.startedAt.prefix(19))  \(TerminalText.clock(run.duration))  exit \(run.exitCode)\(run.interrupted ? " (interrupted)" : "")"
                 + "  \(run.tests) results  \(cost) (\(hostSeconds))  \(TerminalText.sanitize(run.planName)): \(TerminalText.sanitize(run.verdict))"

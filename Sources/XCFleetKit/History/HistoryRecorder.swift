@@ -61,6 +61,32 @@ public struct HistoryRecorder: Sendable {
         }
     }
 
+    /// Hosts over the fleet's infra-failure threshold (host → reason), or a note.
+    public func hostsToSetAside(_ fleet: Fleet, now: Date = Date()) async -> ([String: String], String?) {
+        guard fleet.maxInfraFailureRate != nil else { return ([:], nil) }
+        do {
+            let store = try await open()
+            defer { Task { await store.close() } }
+            let since = now.timeIntervalSince1970 - Double(HostHealthGate.days) * 86_400
+            let history = try await within { try await store.hostHistory(since: since) }
+            return (HostHealthGate.decide(history, hosts: fleet.hosts.map(\.name), threshold: fleet.maxInfraFailureRate), nil)
+        } catch {
+            return ([:], "history: host health not checked (\(Self.oneLine(error)))")
+        }
+    }
+
+    /// Each host's record for `hosts check` (empty with a note when unreadable).
+    public func hostHistory(now: Date = Date()) async -> ([HostHistory], String?) {
+        do {
+            let store = try await open()
+            defer { Task { await store.close() } }
+            let since = now.timeIntervalSince1970 - Double(HostHealthGate.days) * 86_400
+            return (try await within { try await store.hostHistory(since: since) }, nil)
+        } catch {
+            return ([], "history: \(Self.oneLine(error))")
+        }
+    }
+
     /// How many recent runs of a suite the durations come from.
     public static let durationRuns = 10
 
@@ -133,7 +159,7 @@ public struct HistoryRecorder: Sendable {
     }
 
     static func oneLine(_ error: Error) -> String {
-        let text = (error as? CustomStringConvertible)?.description ?? "\(error)"
+        let text = "\(error)"
         return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
     }
 }

@@ -12,6 +12,8 @@ public struct RunConfiguration: Sendable {
     /// Earlier test durations by `Class/test` (`--history`), for ordering and shards.
     public var history: DurationHistory?
     public var runID: String
+    /// Hosts the history says to set aside at admission (`HostHealthGate`), with the reason and figures.
+    public var setAsideByHistory: [String: String] = [:]
 
     public init(plan: TestPlan, fleet: Fleet, root: TemplateRoot, runsDirectory: URL, forceMutants: Bool = false,
                 history: DurationHistory? = nil, runID: String = RunConfiguration.makeRunID()) {
@@ -74,6 +76,7 @@ public final class Runner: Sendable {
                                           startedAt: iso.string(from: Date()), xcfleetVersion: XCFleet.version,
                                           suites: config.plan.suites, hosts: config.fleet.hosts.map(\.name))))
         for job in jobs { log.append(.jobPlanned(job.planned)) }
+        await coordinator.holdBack(config.setAsideByHistory) // history: hosts over the fleet's infra-failure threshold
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
         log.append(.runFinished(interrupted: interrupted))
@@ -184,8 +187,13 @@ actor RunCoordinator {
 
     private func note(_ text: String) { log.append(.note(text)) }
 
+    /// Hosts set aside before connecting, by the history's health record (host → reason).
+    private var heldBack: [String: String] = [:]
+    func holdBack(_ hosts: [String: String]) { heldBack = hosts }
+
     /// Connects, checks health and leases slots; the host joins the scheduler or is set aside with the reason.
     private func admit(_ host: HostSpec, runID: String, leases: HostLeaseManager, timeouts: PhaseTimeouts) async {
+        if let reason = heldBack[host.name] { setAside(host.name, reason: reason); return }
         let factory = shellFactory
         let shell: any RemoteShell
         do {
