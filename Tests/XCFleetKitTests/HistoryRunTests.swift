@@ -114,3 +114,31 @@ final class HistoryRunTests: XCTestCase {
         c.close()
     }
 }
+
+extension HistoryRunTests {
+    /// A host whose recent record is over the fleet's threshold is set aside at admission, with the figures.
+    func testAHostWithABadRecordIsSetAsideAtAdmission() throws {
+        let runs = dir.appendingPathComponent("runs")
+        for i in 0..<3 {
+            try HistoryFixtures.writeRun(in: runs, runID: "bad\(i)", startedAt: Date() - Double(i) * 3600, host: "local",
+                                         tests: [.init(name: "A/testX", statuses: [.passed], seconds: 1)], infraErrorFirst: true)
+            XCTAssertEqual(try xcfleet(["history", "import", runs.appendingPathComponent("bad\(i)").path, "--runs", runs.path]).status, 0)
+        }
+        // 3 infra failures in 6 attempts = 50%: not above 0.5, admitted.
+        let strictFleet = dir.appendingPathComponent("strict.json")
+        let swift = dir.appendingPathComponent("toolchain/swift").path
+        try Data(#"{"maxInfraFailureRate": 0.5, "hosts": [{"name": "local", "transport": "local", "toolchain": {"swiftPath": "\#(swift)"}}]}"#.utf8).write(to: fleet)
+        XCTAssertEqual(try runPlan().status, 0)
+        try Data(#"{"maxInfraFailureRate": 0.3, "hosts": [{"name": "local", "transport": "local", "toolchain": {"swiftPath": "\#(swift)"}}]}"#.utf8).write(to: strictFleet)
+        let result = try xcfleet(["run", "Plans/cache-contract.json", "--fleet", strictFleet.path, "--runs", runs.path, "--json"])
+        XCTAssertEqual(result.status, Verdict.ExitCode.infrastructure, result.stdout + result.stderr)
+        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: runs.appendingPathComponent(try latestRun(runs)).appendingPathComponent("report.json")))
+        let reason = try XCTUnwrap(report.hostsSetAside["local"])
+        XCTAssertTrue(reason.hasPrefix("history: infra-failure rate 43%"), reason)
+        XCTAssertTrue(reason.contains("3 infra failures in 7 attempts"), reason)
+    }
+
+    private func latestRun(_ runs: URL) throws -> String {
+        try FileManager.default.contentsOfDirectory(atPath: runs.path).filter { $0.hasPrefix("2") }.sorted().last ?? ""
+    }
+}

@@ -92,16 +92,21 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
 
     public func flakyCandidates(since: Double) async throws -> [FlakyExecution] {
         try await withConnection { c in
-            try c.query("""
-                SELECT t.test_key, t.suite, t.run_id, t.job_id, t.attempt, t.status, t.host, t.content_hash, t.started_epoch, r.git_commit
-                FROM tests t JOIN runs r ON r.run_id = t.run_id
-                WHERE t.test_key IN (SELECT DISTINCT test_key FROM tests WHERE status = 'failed' AND started_epoch >= ?
-                                     AND lost = 0 AND mutant IS NULL)
-                AND t.started_epoch >= ? AND t.lost = 0 AND t.mutant IS NULL
+            // Commits per run apart: joining them into every test row costs more than the rest.
+            var commits: [String: String] = [:]
+            for r in try c.query("SELECT run_id, git_commit FROM runs WHERE started_epoch >= ? AND git_commit IS NOT NULL", [.real(since)]) {
+                if let id = r[0].string, let commit = r[1].string { commits[id] = commit }
+            }
+            return try c.query("""
+                SELECT test_key, suite, run_id, job_id, attempt, status, host, content_hash, started_epoch FROM tests
+                WHERE test_key IN (SELECT DISTINCT test_key FROM tests WHERE status = 'failed' AND started_epoch >= ?
+                                   AND lost = 0 AND mutant IS NULL)
+                AND started_epoch >= ? AND lost = 0 AND mutant IS NULL
                 """, [.real(since), .real(since)]).map { r in
-                FlakyExecution(testKey: r[0].string ?? "", suite: r[1].string ?? "", runID: r[2].string ?? "", jobID: r[3].string ?? "",
-                               attempt: r[4].int ?? 0, passed: r[5].string == "passed", failed: r[5].string == "failed",
-                               host: r[6].string ?? "", contentHash: r[7].string, startedEpoch: r[8].double ?? 0, gitCommit: r[9].string)
+                let run = r[2].string ?? ""
+                return FlakyExecution(testKey: r[0].string ?? "", suite: r[1].string ?? "", runID: run, jobID: r[3].string ?? "",
+                                      attempt: r[4].int ?? 0, passed: r[5].string == "passed", failed: r[5].string == "failed",
+                                      host: r[6].string ?? "", contentHash: r[7].string, startedEpoch: r[8].double ?? 0, gitCommit: commits[run])
             }
         }
     }

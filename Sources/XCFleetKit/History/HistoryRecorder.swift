@@ -27,12 +27,19 @@ public struct HistoryRecorder: Sendable {
         public var notes: [String] = []
     }
 
-    /// Records the run in `runDirectory` (from its events.jsonl) plus any queued runs.
-    public func record(runDirectory: URL, source: HistoryRecord.Source? = nil, pricing: HistoryPricing = .init()) async -> Outcome {
+    /// Records the run in `runDirectory` plus any queued runs. `report` is the run's collated
+    /// report when the caller has it (`Runner.run` collates `events.jsonl` once for every report);
+    /// without it the events are read again (an interrupted or failed run).
+    public func record(runDirectory: URL, report: RunReport? = nil, source: HistoryRecord.Source? = nil, pricing: HistoryPricing = .init()) async -> Outcome {
         var outcome = Outcome()
         let record: HistoryRecord
         do {
-            record = try Self.record(runDirectory: runDirectory, source: source, pricing: pricing)
+            if let report {
+                let cost = RunCost.compute(report, pricePerHour: pricing.perHost, defaultPrice: pricing.defaultPrice)
+                record = HistoryRecord(report: report, source: source ?? GitSource.read(), cost: cost)
+            } else {
+                record = try Self.record(runDirectory: runDirectory, source: source, pricing: pricing)
+            }
         } catch {
             outcome.notes.append("history: not recorded — \(runDirectory.path): \(error)")
             return outcome
