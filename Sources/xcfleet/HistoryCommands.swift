@@ -32,7 +32,7 @@ func historyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         var failed = 0
         for path in args.positionals {
             do {
-                let record = try HistoryRecorder.record(runDirectory: URL(fileURLWithPath: path))
+                let record = try await HistoryRecorder.load(runDirectory: URL(fileURLWithPath: path))
                 try await recorder.within { try await store.record(record) }
                 print("\(path): recorded run \(record.runID) (\(record.testCount) test results)")
             } catch {

@@ -28,6 +28,23 @@ final class SQLiteHistoryStoreTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: db), Data(repeating: 0x41, count: 8192))
     }
 
+    /// A run killed mid-way (no runFinished, a torn last line) is recorded from what it logged.
+    func testAnInterruptedRunsPartialEventsAreRecorded() async throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let run = try HistoryFixtures.writeRun(in: dir, runID: "cut", startedAt: Date(), tests: (0..<10).map { .init(name: "A/test\($0)", statuses: [.passed], seconds: 1) })
+        let events = run.appendingPathComponent("events.jsonl")
+        var lines = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines = Array(lines.prefix(lines.count - 8)) // the last tests, the attempt's end and runFinished never written
+        try (lines.joined(separator: "\n") + "\n{\"seq\":99,\"t\":1,\"bo").write(to: events, atomically: true, encoding: .utf8)
+        let db = dir.appendingPathComponent("history.sqlite").path
+        let outcome = await HistoryRecorder(location: .sqlite(path: db)).record(runDirectory: run)
+        XCTAssertEqual(outcome.recorded, ["cut"], outcome.notes.joined())
+        let store = try await HistoryDatabase.open(.sqlite(path: db))
+        let runs = try await store.runs(limit: 5)
+        await store.close()
+        XCTAssertEqual(runs.first?.tests, 7, "the tests that finished before the cut")
+    }
+
     func testLockedDatabaseIsANoteWithinTheDeadline() async throws {
         let dir = try TestPaths.temporaryDirectory()
         let path = dir.appendingPathComponent("history.sqlite").path

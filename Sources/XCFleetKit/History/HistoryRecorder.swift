@@ -34,11 +34,13 @@ public struct HistoryRecorder: Sendable {
         var outcome = Outcome()
         let record: HistoryRecord
         do {
-            if let report {
-                let cost = RunCost.compute(report, pricePerHour: pricing.perHost, defaultPrice: pricing.defaultPrice)
-                record = HistoryRecord(report: report, source: source ?? GitSource.read(), cost: cost)
-            } else {
-                record = try Self.record(runDirectory: runDirectory, source: source, pricing: pricing)
+            // Reading events and .git is blocking file I/O: off the concurrency pool.
+            record = try await offPool {
+                if let report {
+                    let cost = RunCost.compute(report, pricePerHour: pricing.perHost, defaultPrice: pricing.defaultPrice)
+                    return HistoryRecord(report: report, source: source ?? GitSource.read(), cost: cost)
+                }
+                return try Self.record(runDirectory: runDirectory, source: source, pricing: pricing)
             }
         } catch {
             outcome.notes.append("history: not recorded — \(runDirectory.path): \(error)")
@@ -117,6 +119,11 @@ public struct HistoryRecorder: Sendable {
         }
     }
 
+    /// `record(runDirectory:)` off the concurrency pool.
+    public static func load(runDirectory: URL) async throws -> HistoryRecord {
+        try await offPool { try record(runDirectory: runDirectory) }
+    }
+
     /// A run directory's events → collated report → rows.
     public static func record(runDirectory: URL, source: HistoryRecord.Source? = nil, pricing: HistoryPricing = .init()) throws -> HistoryRecord {
         let events = runDirectory.appendingPathComponent("events.jsonl")
@@ -133,7 +140,7 @@ public struct HistoryRecorder: Sendable {
         for path in Set(text.split(separator: "\n").map(String.init)).sorted() where !path.isEmpty {
             guard FileManager.default.fileExists(atPath: path) else { continue }
             do {
-                let record = try Self.record(runDirectory: URL(fileURLWithPath: path), source: source, pricing: pricing)
+                let record = try await offPool { try Self.record(runDirectory: URL(fileURLWithPath: path), source: source, pricing: pricing) }
                 try await within { try await store.record(record) }
                 outcome.recorded.append(record.runID)
             } catch {
