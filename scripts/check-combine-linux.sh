@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Linux approximation for the combine-lifetime template: builds it against the self-written
 # Combine stand-in in scripts/combine-shim (type checking in Swift 6 mode), runs its K tests,
-# then swaps in each Combine mutant and requires a failing test named after the mutant's
-# contract id. macOS hosts with the real Combine stay the authority; this catches type errors
+# then swaps in the files each Combine mutant changes (its edits applied by
+# `xcfleet render --mutant ID`, see scripts/mutant-render.sh) and requires a failing test named
+# after the mutant's contract id. macOS hosts with the real Combine stay the authority; this catches type errors
 # and logic slips before a push.
-# Usage: scripts/check-combine-linux.sh   (XCFLEET_COMBINE_DIR: scratch under /tmp)
+# Usage: scripts/check-combine-linux.sh   (XCFLEET_COMBINE_DIR: scratch under /tmp; XCFLEET_BIN: the
+# xcfleet binary that applies the edits, default built here)
 # Exit status: 0 all good, 1 a failure, 2 setup error.
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,9 +14,11 @@ scratch="${XCFLEET_COMBINE_DIR:-/tmp/xcfleet-check-combine}"
 limit="${XCFLEET_COMBINE_TIMEOUT:-900}"
 case "$scratch" in /tmp/*) ;; *) echo "check-combine-linux: scratch folder must be under /tmp" >&2; exit 2 ;; esac
 pkg="$scratch/pkg"; logs="$scratch/logs"
+. "$root/scripts/mutant-render.sh"
 field() { sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\([^\"]*\)\".*/\1/p" "$2" | head -n 1; }
 
 mkdir -p "$pkg/Sources/Combine" "$pkg/Tests/CombineLifetimeTests" "$logs"
+mutant_bin "$root" "$scratch" || exit 2
 cat > "$pkg/Package.swift" <<'SWIFT'
 // swift-tools-version:6.0
 import PackageDescription
@@ -49,10 +53,14 @@ bad=0
 for spec in "$root"/Templates/mutants/*/mutant.json; do
   [ -f "$spec" ] || continue
   [ "$(field template "$spec")" = "combine-lifetime" ] || continue
-  id="$(field id "$spec")"; contract="$(field contract "$spec")"; file="$(field file "$spec")"
-  target="$pkg/Tests/CombineLifetimeTests/$file"
-  [ -f "$target" ] || { echo "FAIL $id: $file is not a template file"; bad=1; continue; }
-  sleep 1; cp "$(dirname "$spec")/$file" "$target"; touch "$target"
+  id="$(field id "$spec")"; contract="$(field contract "$spec")"
+  if ! rendered="$(mutant_render "$root" "$scratch" "$id" combine-lifetime 2>"$logs/$id.render")"; then
+    echo "FAIL $id: the mutant does not apply: $(cat "$logs/$id.render")"; bad=1; continue
+  fi
+  changed="$(mutant_changed "$rendered" Tests/CombineLifetimeTests "$root/Templates/combine-lifetime")"
+  [ -n "$changed" ] || { echo "FAIL $id: changes no file of the template"; bad=1; continue; }
+  sleep 1
+  for name in $changed; do cp "$rendered/Tests/CombineLifetimeTests/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
   run_suite "$logs/$id.log" "$logs/$id.failed"
   status=$?
   if ! grep -q "Compiling CombineLifetimeTests" "$logs/$id.log"; then
@@ -66,6 +74,7 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
     grep -m 5 "error:" "$logs/$id.log" || true
     bad=1
   fi
-  sleep 1; cp "$root/Templates/combine-lifetime/$file" "$target"; touch "$target"
+  sleep 1
+  for name in $changed; do cp "$root/Templates/combine-lifetime/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
 done
 exit "$bad"

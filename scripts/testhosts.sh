@@ -20,6 +20,7 @@
 #   scripts/testhosts.sh link-up DIR i    plug it back
 #   scripts/testhosts.sh kill-host DIR i  SIGKILL every process in host i's namespace (sshd and all
 #                                         its sessions): the address then refuses connections
+#   scripts/testhosts.sh revive-host DIR i  start host i's sshd again after kill-host (the host comes back)
 #   scripts/testhosts.sh ns-pids DIR i    print the pids of every process in host i's namespace
 # start-ns records its caller's pid (or TESTHOSTS_OWNER_PID) in /run/xcfleet-testhosts; the next
 # start-ns stops the namespace hosts of callers that died (SIGKILL) without stopping them.
@@ -283,6 +284,11 @@ case "${1:-}" in
     link-down) [ $# -eq 3 ] || die "usage: $0 link-down DIR i"; ip -n "$(ns_of "$2" "$3")" link set "$(cat "$2/h$3/veth-ns")" down ;;
     link-up) [ $# -eq 3 ] || die "usage: $0 link-up DIR i"; ip -n "$(ns_of "$2" "$3")" link set "$(cat "$2/h$3/veth-ns")" up ;;
     kill-host) [ $# -eq 3 ] || die "usage: $0 kill-host DIR i"; ns_kill "$(ns_of "$2" "$3")"; rm -f "$2/h$3/sshd.pid" ;;
+    revive-host) [ $# -eq 3 ] || die "usage: $0 revive-host DIR i"
+        [ -f "$2/h$3/sshd.pid" ] && kill -0 "$(cat "$2/h$3/sshd.pid")" 2>/dev/null && exit 0
+        ip netns exec "$(ns_of "$2" "$3")" "$(command -v sshd 2>/dev/null || echo /usr/sbin/sshd)" -f "$2/h$3/sshd_config" -E "$2/h$3/sshd.log" || die "sshd h$3 did not restart"
+        for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/$(cat "$2/h$3/address")/22") 2>/dev/null && exit 0; sleep 0.05; done
+        die "h$3 does not accept connections after revive-host" ;;
     ns-pids) [ $# -eq 3 ] || die "usage: $0 ns-pids DIR i"; ip netns pids "$(ns_of "$2" "$3")" ;;
-    *) die "usage: $0 start N DIR | start-ns N DIR | stop DIR | link-down|link-up|kill-host|ns-pids DIR i" ;;
+    *) die "usage: $0 start N DIR | start-ns N DIR | stop DIR | link-down|link-up|kill-host|revive-host|ns-pids DIR i" ;;
 esac

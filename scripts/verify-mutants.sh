@@ -2,13 +2,15 @@
 # Verifies that the cache contract suite kills every cache mutant (CONTRACT.md, M section).
 #
 # Builds ONE scratch SwiftPM package (CacheContract sources + Templates/cache-contract as the
-# test target CacheContractTests), runs it with the real sources (must pass), then swaps in each
-# mutant's file in turn (must fail, with a failing test named after the mutant's contract id),
-# and restores the real file. Only CacheContract recompiles between runs.
+# test target CacheContractTests), runs it with the real sources (must pass), then swaps in the
+# files each mutant changes (its edits applied by `xcfleet render --mutant ID`, see
+# scripts/mutant-render.sh) in turn (must fail, with a failing test named after the mutant's
+# contract id), and restores the real files. Only CacheContract recompiles between runs.
 #
 # Usage: scripts/verify-mutants.sh [--fresh]
 #   XCFLEET_MUTANT_DIR   scratch folder (default /tmp/xcfleet-verify-mutants)
 #   XCFLEET_MUTANT_TIMEOUT  seconds per `swift test` run (default 900)
+#   XCFLEET_BIN          the xcfleet binary that applies the edits (default: built here)
 # Exit status: 0 when the real code passes and every cache mutant is killed; 1 otherwise; 2 on setup errors.
 # Combine mutants (template combine-lifetime) need macOS; they are listed and skipped here.
 set -u -o pipefail
@@ -25,11 +27,13 @@ case "$scratch" in
 esac
 if [ "${1:-}" = "--fresh" ]; then rm -rf "$scratch"; fi
 command -v swift >/dev/null || { echo "verify-mutants: swift not on PATH" >&2; exit 2; }
+. "$root/scripts/mutant-render.sh"
 
 # Reads one string field of a flat mutant.json.
 field() { sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\([^\"]*\)\".*/\1/p" "$2" | head -n 1; }
 
 mkdir -p "$pkg/Sources/CacheContract" "$pkg/Tests/CacheContractTests" "$logs"
+mutant_bin "$root" "$scratch" || exit 2
 cat > "$pkg/Package.swift" <<'SWIFT'
 // swift-tools-version:6.0
 import PackageDescription
@@ -85,27 +89,25 @@ killed=0
 total=0
 for spec in "$root"/Templates/mutants/*/mutant.json; do
   [ -f "$spec" ] || continue
-  dir="$(dirname "$spec")"
   id="$(field id "$spec")"; template="$(field template "$spec")"; contract="$(field contract "$spec")"
-  replaces="$(field replaces "$spec")"; file="$(field file "$spec")"
   if [ "$template" != "cache-contract" ]; then
     echo "SKIP $id ($contract, template $template): needs macOS; see scripts/check-combine-syntax.sh and scripts/check-combine-linux.sh"
     continue
   fi
   total=$((total + 1))
-  case "$replaces" in
-    Sources/CacheContract/*.swift) ;;
-    *) echo "FAIL $id: unexpected replaces path '$replaces'"; bad=1; continue ;;
-  esac
-  if [ ! -f "$dir/$file" ] || [ ! -f "$pkg/$replaces" ]; then
-    echo "FAIL $id: missing $dir/$file or $pkg/$replaces"; bad=1; continue
+  if ! rendered="$(mutant_render "$root" "$scratch" "$id" cache-contract 2>"$logs/$id.render")"; then
+    echo "FAIL $id: the mutant does not apply: $(cat "$logs/$id.render")"; bad=1; continue
   fi
-  original="$root/$replaces"
-  swap_in "$dir/$file" "$pkg/$replaces"
+  changed="$(mutant_changed "$rendered" Sources/CacheContract "$root/Sources/CacheContract")"
+  if [ -z "$changed" ]; then echo "FAIL $id: changes no file of Sources/CacheContract"; bad=1; continue; fi
+  sleep 1
+  for name in $changed; do cp "$rendered/Sources/CacheContract/$name" "$pkg/Sources/CacheContract/$name" && touch "$pkg/Sources/CacheContract/$name"; done
   run_suite "$logs/$id.log" "$logs/$id.failed"
   status=$?
-  if ! recompiled "$logs/$id.log" "$(basename "$replaces")"; then
-    echo "FAIL $id: $(basename "$replaces") was not recompiled (stale build); rerun with --fresh"
+  stale=""
+  for name in $changed; do recompiled "$logs/$id.log" "$name" || stale="$stale $name"; done
+  if [ -n "$stale" ]; then
+    echo "FAIL $id:$stale not recompiled (stale build); rerun with --fresh"
     bad=1
   elif [ "$status" -eq 0 ]; then
     echo "FAIL $id ($contract): NOT killed — the suite passed against the mutant"
@@ -124,7 +126,8 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
       bad=1
     fi
   fi
-  swap_in "$original" "$pkg/$replaces"
+  sleep 1
+  for name in $changed; do cp "$root/Sources/CacheContract/$name" "$pkg/Sources/CacheContract/$name" && touch "$pkg/Sources/CacheContract/$name"; done
 done
 
 echo "verify-mutants: $killed of $total cache mutants killed"

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An OpenSSH known_hosts file, parsed: plain and hashed (`|1|salt|hash`) names, patterns with
 /// `*`/`?`/`!`, `@revoked` markers (`@cert-authority` lines are ignored: no certificates here).
@@ -46,12 +49,17 @@ struct KnownHosts {
         }
     }
 
-    /// Reads `path`; a missing file is an empty list.
+    /// Reads `path` (through `InputFile`: links resolved, regular files only, size-capped, never
+    /// blocks on a FIFO); a missing file is an empty list.
     static func load(path: String) throws -> KnownHosts {
         guard FileManager.default.fileExists(atPath: path) else { return KnownHosts(text: "") }
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let data = try InputFile.read(path, limit: 16 << 20)
         return KnownHosts(text: String(decoding: data, as: UTF8.self))
     }
+
+    /// The name as OpenSSH looks it up and hashes it: host names are lower-cased first
+    /// (`ssh LocalHost` finds and writes `localhost`), so every lookup and every written line uses this.
+    static func canonicalName(_ name: String) -> String { name.lowercased() }
 
     /// Non-revoked lines whose host field matches `name` exactly (or by pattern).
     func entries(for name: String) -> [Entry] {
@@ -81,33 +89,32 @@ struct KnownHosts {
 
     /// The plain line OpenSSH would accept for `name` (shown to users to add by hand).
     static func plainLine(name: String, keyType: String, keyBlob: [UInt8]) -> String {
-        "\(name) \(keyType) \(Data(keyBlob).base64EncodedString())"
+        "\(canonicalName(name)) \(keyType) \(Data(keyBlob).base64EncodedString())"
     }
 
     /// A hashed line `|1|base64(salt)|base64(HMAC-SHA1(salt, name)) type key`, as `ssh-keygen -H` writes.
     static func hashedLine(name: String, keyType: String, keyBlob: [UInt8], salt: [UInt8]) -> String {
-        let mac = Digest.hmacSHA1(key: salt, message: Array(name.utf8))
+        let mac = Digest.hmacSHA1(key: salt, message: Array(canonicalName(name).utf8))
         return "|1|\(Data(salt).base64EncodedString())|\(Data(mac).base64EncodedString()) \(keyType) \(Data(keyBlob).base64EncodedString())"
     }
 
     /// Appends `line` to the file at `path`, creating it (0600) and its directory if needed.
+    /// The file is opened read-write (the last byte is read to know whether a newline is
+    /// missing) and every write goes to the end (`O_APPEND`), never truncating what is there.
     static func append(line: String, to path: String) throws {
         let fm = FileManager.default
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty { try fm.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-        if !fm.fileExists(atPath: path) {
-            guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteNoPermission)
-            }
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         defer { try? handle.close() }
-        let end = try handle.seekToEnd()
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw InputFileError(path: path, kind: .notRegular("something else")) }
         var text = line + "\n"
-        if end > 0 {
-            try handle.seek(toOffset: end - 1)
-            if let last = try handle.read(upToCount: 1), last != Data([0x0A]) { text = "\n" + text }
-            _ = try handle.seekToEnd()
+        if info.st_size > 0 {
+            var last: UInt8 = 0
+            if pread(fd, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { text = "\n" + text }
         }
         try handle.write(contentsOf: Data(text.utf8))
     }
@@ -120,7 +127,7 @@ struct KnownHosts {
             // "", "1", salt, hash
             guard parts.count == 4, let salt = Data(base64Encoded: String(parts[2])),
                   let hash = Data(base64Encoded: String(parts[3])) else { return false }
-            return Digest.hmacSHA1(key: [UInt8](salt), message: Array(name.utf8)) == [UInt8](hash)
+            return Digest.hmacSHA1(key: [UInt8](salt), message: Array(canonicalName(name).utf8)) == [UInt8](hash)
         }
         var matched = false
         let lowered = name.lowercased()

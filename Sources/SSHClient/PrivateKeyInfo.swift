@@ -6,7 +6,7 @@ import Foundation
 enum PrivateKeyInfo {
     /// `ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256`, … or nil when the file is not understood.
     static func keyType(ofFileAt path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = try? InputFile.read(path, limit: 1 << 20) else { return nil }
         return keyType(pem: String(decoding: data, as: UTF8.self))
     }
 

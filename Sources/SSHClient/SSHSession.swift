@@ -216,8 +216,9 @@ final class SSHSession {
         let user = target.user
         switch auth {
         case .keyFile(let path, let passphrase):
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw SSHError(.keyFile, host: label, "cannot read identity file \(path); check identityFile in the fleet file")
+            // Checked through InputFile first: libssh2 would block forever opening a FIFO (or a link to one).
+            do { _ = try InputFile.read(path, limit: 1 << 20, deadline: 5) } catch {
+                throw SSHError(.keyFile, host: label, "cannot read identity file \(path): \(error.reason); check identityFile in the fleet file")
             }
             let keyType = PrivateKeyInfo.keyType(ofFileAt: path)
             do {

@@ -11,6 +11,8 @@ struct UsageError: Error, CustomStringConvertible {
 struct Arguments {
     var positionals: [String] = []
     var options: [String: String] = [:]
+    /// Every value of a repeatable option, in order (`options` keeps the last).
+    var repeated: [String: [String]] = [:]
     var flags: Set<String> = []
 
     init(_ args: ArraySlice<String>, options known: Set<String>, flags knownFlags: Set<String>, command: String) throws {
@@ -39,6 +41,7 @@ struct Arguments {
                         value = args[i]
                     }
                     options[name] = value
+                    if let value { repeated[name, default: []].append(value) }
                 } else {
                     throw UsageError("unknown option --\(name) for 'xcfleet \(command)' (see xcfleet \(command) --help)")
                 }

@@ -31,7 +31,7 @@ final class ConsoleProgress: Sendable {
 
     /// A message of xcfleet's own (Ctrl-C), printed at once, above the live area when there is one.
     func announce(_ text: String) {
-        if let backend { backend.announce(text) } else { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+        if let backend { backend.announce(text) } else { TerminalOutput.printErr(text) }
     }
 
     /// Ends the progress output: clears the live area, flushes pending lines. Call before the summary.
@@ -57,18 +57,20 @@ final class ConsoleProgress: Sendable {
         return !(ci.isEmpty || ci == "0" || ci.lowercased() == "false")
     }
 
-    /// The short summary printed at the end of a run (stdout).
-    static func summary(_ report: RunReport, runDirectory: URL, color: Bool) -> String {
-        func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
-        var lines: [String] = []
+    /// The short summary printed at the end of a run (stdout), one `ConsoleLine` per line: the
+    /// caller prints it through `TerminalOutput` (sanitized, then coloured), so a test name with
+    /// a newline or escape sequences can never make a line of its own.
+    static func summary(_ report: RunReport, runDirectory: URL) -> [ConsoleLine] {
+        var lines: [ConsoleLine] = []
         let verdict: String
+        let style: ConsoleStyle
         switch report.exitCode {
-        case 0: verdict = paint("GREEN", "32;1")
-        case 130: verdict = paint("INTERRUPTED", "33;1")
-        case 3: verdict = paint("NOT RUN", "33;1") // infrastructure: the gates could not be proven either way
-        default: verdict = paint("RED", "31;1")
+        case 0: (verdict, style) = ("GREEN", .success)
+        case 130: (verdict, style) = ("INTERRUPTED", .warning)
+        case 3: (verdict, style) = ("NOT RUN", .warning) // infrastructure: the gates could not be proven either way
+        default: (verdict, style) = ("RED", .failure)
         }
-        lines.append("xcfleet \(verdict): \(report.verdictLine)")
+        lines.append(ConsoleLine("xcfleet \(verdict): \(report.verdictLine)", style))
         for suite in report.suites {
             // The suite's own results; tests failing against a mutant are the mutant being killed.
             let real = suite.jobs.filter { $0.planned.mutant == nil }.compactMap(\.decisive)
@@ -80,15 +82,18 @@ final class ConsoleProgress: Sendable {
             if suite.status != .unschedulable { line += ", \(passed) passed, \(failed) failed" }
             if !mutants.isEmpty { line += ", mutants killed \(mutants.filter { $0.finalState == .failed }.count)/\(mutants.count)" }
             if !hosts.isEmpty { line += " [\(hosts)]" }
-            lines.append(line)
-            for reason in suite.reasons.prefix(6) { lines.append("      \(reason)") }
+            lines.append(ConsoleLine(line))
+            for reason in suite.reasons.prefix(6) { lines.append(ConsoleLine("      \(reason)")) }
             if suite.spec.kind == .probe {
                 let metrics = suite.jobs.compactMap(\.decisive).flatMap(\.metrics)
-                if !metrics.isEmpty { lines.append("      \(metrics.count) metric values recorded") }
+                if !metrics.isEmpty { lines.append(ConsoleLine("      \(metrics.count) metric values recorded")) }
             }
         }
-        for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) { lines.append("  host \(host) set aside: \(reason)") }
-        lines.append("report: \(runDirectory.path)/ (report.json, junit.xml, summary.md, report.html, events.jsonl)")
-        return lines.joined(separator: "\n")
+        for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) { lines.append(ConsoleLine("  host \(host) set aside: \(reason)")) }
+        for change in report.hostChanges ?? [] where change.change == .rejoined {
+            lines.append(ConsoleLine("  host \(change.host) rejoined at \(String(format: "%.1f", change.t)) s"))
+        }
+        lines.append(ConsoleLine("report: \(runDirectory.path)/ (report.json, junit.xml, summary.md, report.html, events.jsonl)"))
+        return lines
     }
 }

@@ -135,6 +135,6 @@ extension TerminalOutput {
 
     /// xcfleet's own messages are trusted, but keep them on one line.
     static func sanitizeOwn(_ text: String) -> String {
-        TerminalText.sanitize(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        TerminalOutput.clean(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

@@ -67,7 +67,7 @@ final class PlainConsole: ConsoleBackend, @unchecked Sendable {
         defer { lock.unlock() }
         let lines = narrator.lines(for: event)
         guard !lines.isEmpty else { return }
-        let text = lines.map { ProgressNarrator.timestamp(event.t) + "  " + $0.text + "\n" }.joined()
+        let text = lines.map { ProgressNarrator.timestamp(event.t) + "  " + TerminalOutput.clean($0.text) + "\n" }.joined()
         // Enqueued under the lock, so lines keep the order of their events.
         queue.async { TerminalOutput.write(text) }
     }
@@ -78,5 +78,52 @@ final class PlainConsole: ConsoleBackend, @unchecked Sendable {
 
     func finish() {
         queue.sync {}
+    }
+}
+
+/// Everything the executable prints to stdout or stderr outside the live view goes through
+/// these functions, and every line through `clean` — the one terminal sanitizer (control
+/// characters, ESC/OSC/CSI, backspaces, carriage returns and line separators inside a line
+/// become `?` or a space). Test names, messages, host text, file contents and error messages
+/// can then never move the cursor, rewrite a line or retitle the terminal. xcfleet's own
+/// colours are added after sanitizing, from `ConsoleStyle`s, never from the text.
+extension TerminalOutput {
+    /// The one sanitizer (see `TerminalText.sanitize`).
+    static func clean(_ text: String) -> String { TerminalText.sanitize(text) }
+
+    /// Lines, each sanitized then styled, joined with newlines.
+    static func render(_ lines: [ConsoleLine], color: Bool) -> String {
+        lines.map { TerminalText.paint(clean($0.text), $0.style, color: color) }.joined(separator: "\n")
+    }
+
+    /// Text whose newlines are xcfleet's own structure (a multi-line message): each line sanitized.
+    static func lines(_ text: String) -> [ConsoleLine] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { ConsoleLine(String($0)) }
+    }
+
+    static func printOut(_ lines: [ConsoleLine], color: Bool = false) {
+        FileHandle.standardOutput.write(Data((render(lines, color: color) + "\n").utf8))
+    }
+
+    static func printOut(_ text: String) { printOut(lines(text)) }
+
+    static func printErr(_ text: String) {
+        FileHandle.standardError.write(Data((render(lines(text), color: false) + "\n").utf8))
+    }
+
+    /// A JSON document for stdout: JSONEncoder already escapes C0 controls; DEL and the C1
+    /// controls (U+0080–U+009F, e.g. the one-character CSI) are escaped as `\u00XX` too, which
+    /// keeps the document valid JSON and the terminal safe.
+    static func printJSON(_ data: Data) {
+        var out = String.UnicodeScalarView()
+        for u in String(decoding: data, as: UTF8.self).unicodeScalars {
+            if (0x7F...0x9F).contains(u.value) || u.value < 0x20 && u.value != 0x0A {
+                let hex = String(u.value, radix: 16)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            } else {
+                out.append(u)
+            }
+        }
+        FileHandle.standardOutput.write(Data((String(out) + "\n").utf8))
     }
 }

@@ -10,8 +10,10 @@ let usage = """
 usage: xcfleet <command> [options]
 
 commands:
-  run PLAN [--fleet FILE] [--runs DIR] [--mutants] [--history RUN_DIR|REPORT] [--quiet|--verbose|--json]
-                       run a plan (the built-in local host when no fleet is given)
+  run PLAN [--fleet FILE] [--runs DIR] [--run-id ID] [--mutants] [--history RUN_DIR|REPORT] [--quiet|--verbose|--json]
+                       run a plan (the built-in local host when no fleet is given); the run
+                       directory is RUNS/ID (ID: 1-64 of A-Z a-z 0-9 . _ -, default a fresh
+                       time-stamped id); an existing run directory is never reused
   plan check PLAN      validate a plan; every problem with file:line:col and JSON path
   render PLAN --out DIR
                        write each suite as a standalone SwiftPM package
@@ -19,8 +21,9 @@ commands:
                        check every host: reachable, host key, auth, platform, toolchain, disk, latency
   report RUN_DIR [--compare OTHER_RUN_DIR]
                        rebuild every report of a run from its events.jsonl
-  parse [LOG|-] [--junit FILE] [--json]
-                       parse existing xcodebuild / swift test output
+  parse [LOG|-] [--junit FILE] [--json] [--source-root HOST_PREFIX=REPO_DIR]...
+                       parse existing xcodebuild / swift test output; paths under HOST_PREFIX
+                       are shown as files of REPO_DIR, relative to its repository (docs/locations.md)
   history [--limit N] [--compare] [--json] | history import RUN_DIR…
                        recorded runs (duration, verdict, cost) / backfill old run directories
   flaky [--days N] [--suggest] [--json]
@@ -34,7 +37,7 @@ exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/
 
 enum Exit {
     static func fail(_ message: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data("xcfleet: \(message)\n".utf8))
+        TerminalOutput.printErr("xcfleet: \(message)")
         exit(code)
     }
 }
@@ -52,6 +55,9 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
                              flags: ["mutants", "quiet", "verbose", "json", "help", "no-history"], command: "run")
     if args.flags.contains("help") { print(usage); return 0 }
     guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (xcfleet run Plans/cache-contract.json)") }
+    if let id = args.options["run-id"], let problem = RunID.problem(id) {
+        throw UsageError("--run-id '\(id)' \(problem) (it names the run directory under --runs)")
+    }
     let plan = try loadPlan(args.positionals[0])
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
@@ -65,7 +71,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
-    if let id = args.options["run-id"] { config.runID = id }
+    if let id = args.options["run-id"] { config.runID = id; config.pickNewRunIDIfTaken = false }
     if let recorder {
         let (held, note) = await recorder.hostsToSetAside(fleet)
         config.setAsideByHistory = held
@@ -91,9 +97,10 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
         summary.cost = RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice)
-        print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        TerminalOutput.printJSON(try encoder.encode(summary))
     } else {
-        print(ConsoleProgress.summary(report, runDirectory: runner.runDirectory, color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO)))
+        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory),
+                                color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
         print("cost: " + RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice).summaryLine)
     }
     return report.exitCode
@@ -115,7 +122,7 @@ func publishToCI(_ report: RunReport, runDirectory: URL, annotationsOnStderr: Bo
     }
     if environment["GITHUB_ACTIONS"] == "true" {
         for line in GitHubAnnotations.lines(report) {
-            if annotationsOnStderr { FileHandle.standardError.write(Data("\(line)\n".utf8)) } else { print(line) }
+            if annotationsOnStderr { TerminalOutput.printErr(line) } else { TerminalOutput.printOut(line) }
         }
     }
 }
@@ -150,8 +157,8 @@ func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file") }
     for path in args.positionals {
         let plan = try loadPlan(path)
-        print("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
-              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))
+        TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
+              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
     }
     return 0
 }
@@ -166,12 +173,12 @@ func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
         guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants") }
         return m
     }
+    // Each suite replaces only its own folder, proven to be strictly inside --out (RenderOutput).
+    let output = RenderOutput(directory: URL(fileURLWithPath: out))
     for suite in plan.suites {
         let rendered = try renderer.render(suite, mutant: mutant.flatMap { $0.template == suite.template ? $0 : nil })
-        let dir = URL(fileURLWithPath: out).appendingPathComponent(rendered.directoryName)
-        if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
-        try rendered.workspace.write(to: dir)
-        print("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")
+        let dir = try output.write(rendered)
+        TerminalOutput.printOut([ConsoleLine("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")])
     }
     return 0
 }
@@ -184,14 +191,21 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     try ReportWriter.writeAll(report, to: dir)
     if let other = args.options["compare"] {
         let base = try ReportWriter.rebuild(runDirectory: URL(fileURLWithPath: other))
-        print(try ReportWriter.writeComparison(base: base, head: report, to: dir))
+        TerminalOutput.printOut(try ReportWriter.writeComparison(base: base, head: report, to: dir))
     }
-    print(ConsoleProgress.summary(report, runDirectory: dir, color: false))
+    TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: dir))
     return report.exitCode
 }
 
 func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, options: ["junit"], flags: ["json"], command: "parse")
+    let args = try Arguments(argv, options: ["junit", "source-root"], flags: ["json"], command: "parse")
+    let cwd = FileManager.default.currentDirectoryPath
+    let roots = try (args.repeated["source-root"] ?? []).map { arg -> LocationMapper.SourceRoot in
+        guard let root = LogParse.sourceRoot(argument: arg, currentDirectory: cwd) else {
+            throw UsageError("--source-root \(arg): give HOST_PREFIX=REPO_DIR, an absolute path as the log prints it and a folder here (e.g. --source-root /Users/runner/work/app/app=.)")
+        }
+        return root
+    }
     let input: FileHandle
     var name = "stdin"
     if let path = args.positionals.first, path != "-" {
@@ -201,20 +215,19 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     } else {
         input = FileHandle.standardInput
     }
-    let report = await LogParse.report(reading: input, name: name)
+    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots)
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }
     if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true" {
-        for line in GitHubAnnotations.lines(report) { print(line) }
+        for line in GitHubAnnotations.lines(report) { TerminalOutput.printOut([ConsoleLine(line)]) }
     }
     if args.flags.contains("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        TerminalOutput.printJSON(try encoder.encode(report))
     } else {
-        print(ConsoleProgress.summary(report, runDirectory: URL(fileURLWithPath: "."), color: false)
-            .split(separator: "\n").dropLast().joined(separator: "\n"))
+        TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: URL(fileURLWithPath: ".")).dropLast()))
     }
     return report.exitCode
 }
@@ -224,7 +237,7 @@ func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let args = try Arguments(argv.dropFirst(), options: Set(["fleet"]).union(historyOptions), flags: ["no-history"], command: "hosts check")
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
-    for r in results { print(HostChecker.format(r)) }
+    for r in results { TerminalOutput.printOut([ConsoleLine(HostChecker.format(r))]) }
     if let recorder = historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
@@ -248,7 +261,7 @@ func main() async -> Int32 {
     } catch let error as UsageError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as PlanValidationError {
-        FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+        TerminalOutput.printErr(error.description)
         return Verdict.ExitCode.usage
     } catch let error as RenderError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
@@ -256,6 +269,8 @@ func main() async -> Int32 {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as HistoryCommandError {
         Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
+    } catch let error as SafePathError {
+        Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as RemoteShellError {
         Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
     } catch {

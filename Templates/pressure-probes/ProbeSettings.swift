@@ -13,7 +13,11 @@ struct ProbeSettings {
     let requestedObjectsPerSize: Int?
     let repetition: Int
 
-    init(strings: [String: String] = XCFleetSettings.strings, ints: [String: Int] = XCFleetSettings.ints) {
+    /// The repetition comes from the test process's environment (`XCFLEET_REPETITION`, set by xcfleet
+    /// for each run; on Apple hosts xcodebuild forwards it as `TEST_RUNNER_XCFLEET_REPETITION`), so
+    /// every repetition runs the same build. Without it: `ints["repetition"]`, else 0.
+    init(strings: [String: String] = XCFleetSettings.strings, ints: [String: Int] = XCFleetSettings.ints,
+         environment: [String: String] = ProcessInfo.processInfo.environment) {
         costLimitBytes = min(max(ints["costLimitBytes"] ?? 4 * 1024 * 1024, 1024), 512 * 1024 * 1024)
         countLimit = max(ints["countLimit"] ?? 0, 0)
         let parsed = (strings["objectSizes"] ?? "1024,16384,262144")
@@ -24,7 +28,8 @@ struct ProbeSettings {
         objectSizes = parsed.isEmpty ? [1024, 16384, 262144] : Array(parsed.prefix(16))
         maxTotalBytes = min(max(ints["maxTotalBytes"] ?? 64 * 1024 * 1024, 1024), ProbeSettings.hardMaxTotalBytes)
         requestedObjectsPerSize = ints["objectsPerSize"].map { max($0, 1) }
-        repetition = ints["repetition"] ?? 0
+        repetition = environment["XCFLEET_REPETITION"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { max($0, 0) }
+            ?? ints["repetition"] ?? 0
     }
 
     /// Objects written for one size: by default enough for twice the cost limit, within the budget.

@@ -241,8 +241,11 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertEqual(status, 3, run.output)
         let report = try run.report()
         XCTAssertEqual(report.exitCode, 3)
-        XCTAssertTrue(report.verdictLine.hasPrefix("infrastructure: no host could be used"), report.verdictLine)
-        XCTAssertTrue(report.verdictLine.contains("h1: ") && report.verdictLine.contains("h2: "), "names every host and why: \(report.verdictLine)")
+        // Both hosts ran jobs before they died: the line names the infra-failed suites and the lost
+        // hosts, never "no host could be used" (issue 14 item 4).
+        XCTAssertTrue(report.verdictLine.hasPrefix("infrastructure: a (a@h"), report.verdictLine)
+        XCTAssertFalse(report.verdictLine.contains("no host could be used"), report.verdictLine)
+        XCTAssertTrue(report.verdictLine.hasSuffix("hosts lost during the run: h1, h2"), "names every host lost: \(report.verdictLine)")
         print("FaultInjectionTests: every host dead → exit 3; verdict: \(report.verdictLine)")
         XCTAssertTrue(run.output.contains("infrastructure"), run.output)
         let jobs = report.suites.flatMap(\.jobs)

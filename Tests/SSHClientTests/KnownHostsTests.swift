@@ -91,3 +91,19 @@ final class KnownHostsTests: XCTestCase {
 
     private func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
 }
+
+extension KnownHostsTests {
+    func testHashedEntriesMatchNamesCaseInsensitively() {
+        let salt: [UInt8] = Array(0..<20)
+        let blobA: [UInt8] = Array("\u{0}\u{0}\u{0}\u{b}ssh-ed25519 key-a".utf8)
+        let blobB: [UInt8] = Array("\u{0}\u{0}\u{0}\u{b}ssh-ed25519 key-b".utf8)
+        // What `ssh-keygen -H` writes for "localhost": the lower-cased name hashed.
+        let mac = Digest.hmacSHA1(key: salt, message: Array("[localhost]:2222".utf8))
+        let line = "|1|\(Data(salt).base64EncodedString())|\(Data(mac).base64EncodedString()) ssh-ed25519 \(Data(blobA).base64EncodedString())"
+        let kh = KnownHosts(text: line)
+        XCTAssertEqual(kh.verify(name: "[LocalHost]:2222", keyBlob: blobA), .match)
+        if case .changed = kh.verify(name: "[LocalHost]:2222", keyBlob: blobB) {} else { XCTFail("a changed key must be reported as changed") }
+        // And hashed lines are written for the lower-cased name.
+        XCTAssertEqual(KnownHosts.hashedLine(name: "[LocalHost]:2222", keyType: "ssh-ed25519", keyBlob: blobA, salt: salt), line)
+    }
+}

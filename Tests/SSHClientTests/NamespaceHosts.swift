@@ -92,6 +92,34 @@ final class NamespaceHosts: @unchecked Sendable {
     /// Pulls host `i`'s cable (its namespace-side veth goes down): packets vanish, no reset, connects hang.
     func linkDown(_ i: Int) throws { try Self.run([Self.script, "link-down", directory, String(i)]) }
 
+    /// Plugs host `i`'s cable back in.
+    func linkUp(_ i: Int) throws { try Self.run([Self.script, "link-up", directory, String(i)]) }
+
+    /// Starts host `i`'s sshd again after `killHost` (waits until it accepts connections).
+    func reviveHost(_ i: Int) throws { try Self.run([Self.script, "revive-host", directory, String(i)]) }
+
+    /// Processes in host `i`'s namespace other than sshd (the listener and its sessions): test
+    /// commands, wrappers, anything a run left behind. Each as `pid state cmdline`.
+    func nonSSHDProcesses(_ i: Int) -> [String] {
+        pids(i).compactMap { pid in
+            guard let raw = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")), !raw.isEmpty else { return nil }
+            let cmd = String(decoding: raw.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            if cmd.hasPrefix("sshd") || cmd.hasPrefix("/usr/sbin/sshd") { return nil }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+            if state == "Z" { return nil }
+            return "\(pid) \(state) \(cmd)"
+        }
+    }
+
+    /// sshd session processes in host `i`'s namespace (`sshd: user@notty` and the like), beyond the listener.
+    func sshdSessions(_ i: Int) -> Int {
+        pids(i).filter { pid in
+            let cmd = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+            return cmd.hasPrefix("sshd:") && !cmd.contains("listener")
+        }.count
+    }
+
     /// SIGKILLs every process in host `i`'s namespace: sshd and all its sessions.
     func killHost(_ i: Int) throws { try Self.run([Self.script, "kill-host", directory, String(i)]) }
 

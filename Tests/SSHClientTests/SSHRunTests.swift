@@ -78,8 +78,11 @@ final class SSHRunTests: XCTestCase {
             try FileManager.default.copyItem(at: TestHosts.packageRoot.appendingPathComponent(part), to: dest)
         }
         let core = root.appendingPathComponent("Sources/CacheContract/SessionMemoryCache.swift")
-        try FileManager.default.removeItem(at: core)
-        try FileManager.default.copyItem(at: root.appendingPathComponent("Templates/mutants/clear-does-nothing/SessionMemoryCache.swift"), to: core)
+        // The clear-does-nothing mutant's edits, applied to the real core file.
+        let mutant = try MutantSpec.load(root.appendingPathComponent("Templates/mutants/clear-does-nothing/mutant.json"))
+        var files = ["Sources/CacheContract/SessionMemoryCache.swift": try Data(contentsOf: core)]
+        try MutantEdit.apply(mutant.edits, mutant: mutant.id, to: &files)
+        try XCTUnwrap(files["Sources/CacheContract/SessionMemoryCache.swift"]).write(to: core)
         let result = try run(["run", "Plans/cache-contract.json", "--fleet", try fleetFile(), "--templates", root.path])
         XCTAssertEqual(result.status, 1, result.stdout)
         let failed = result.report?.suites[0].jobs[0].decisive?.tests.filter { $0.status == .failed } ?? []

@@ -21,14 +21,14 @@ final class XCFleetProcess: @unchecked Sendable {
     }
 
     /// Starts `xcfleet run plan --fleet fleet --runs <workDir>/runs --run-id run --quiet`.
-    init(plan: String, fleet: String, workDir: URL) throws {
+    init(plan: String, fleet: String, workDir: URL, runID: String = "run") throws {
         let runs = workDir.appendingPathComponent("runs")
-        runDirectory = runs.appendingPathComponent("run")
-        outputFile = workDir.appendingPathComponent("xcfleet-output.txt")
+        runDirectory = runs.appendingPathComponent(runID)
+        outputFile = workDir.appendingPathComponent(runID == "run" ? "xcfleet-output.txt" : "xcfleet-output-\(runID).txt")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         let out = try FileHandle(forWritingTo: outputFile)
         process.executableURL = Self.binary
-        process.arguments = ["run", plan, "--fleet", fleet, "--runs", runs.path, "--run-id", "run", "--quiet"]
+        process.arguments = ["run", plan, "--fleet", fleet, "--runs", runs.path, "--run-id", runID, "--quiet"]
         process.currentDirectoryURL = TestHosts.packageRoot
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = out
@@ -42,6 +42,9 @@ final class XCFleetProcess: @unchecked Sendable {
     }
 
     var pid: Int32 { process.processIdentifier }
+
+    /// The exit status once the process has ended, nil while it runs (never kills it).
+    var exitStatusIfEnded: Int32? { process.isRunning ? nil : process.terminationStatus }
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
 
     /// Every complete event line written so far (a partly written last line is skipped).

@@ -64,9 +64,10 @@ final class EndToEndTests: XCTestCase {
         let root = try copyOfRoot()
         // Break C1 in the core: the key forgets the account.
         let keyFile = root.appendingPathComponent("Sources/CacheContract/MemoryKey.swift")
-        let mutant = root.appendingPathComponent("Templates/mutants/key-without-account/MemoryKey.swift")
-        try FileManager.default.removeItem(at: keyFile)
-        try FileManager.default.copyItem(at: mutant, to: keyFile)
+        let mutant = try MutantSpec.load(root.appendingPathComponent("Templates/mutants/key-without-account/mutant.json"))
+        var files = ["Sources/CacheContract/MemoryKey.swift": try Data(contentsOf: keyFile)]
+        try MutantEdit.apply(mutant.edits, mutant: mutant.id, to: &files)
+        try XCTUnwrap(files["Sources/CacheContract/MemoryKey.swift"]).write(to: keyFile)
         let result = try xcfleet(["run", "Plans/cache-contract.json", "--runs", runs.path, "--templates", root.path])
         XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
         XCTAssertTrue(result.stdout.contains("RED"), result.stdout)
@@ -92,8 +93,8 @@ final class EndToEndTests: XCTestCase {
         // A "mutant" that changes nothing: the suite cannot catch it.
         let dir = root.appendingPathComponent("Templates/mutants/zz-no-change")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: root.appendingPathComponent("Sources/CacheContract/MemoryKey.swift"), to: dir.appendingPathComponent("MemoryKey.swift"))
-        let spec = #"{"id": "zz-no-change", "fault": "a change the suite cannot see", "contract": "C1", "template": "cache-contract", "replaces": "Sources/CacheContract/MemoryKey.swift", "file": "MemoryKey.swift"}"#
+        // (It edits a comment only.)
+        let spec = #"{"id": "zz-no-change", "fault": "a change the suite cannot see", "contract": "C1", "template": "cache-contract", "edits": [{"file": "Sources/CacheContract/MemoryKey.swift", "find": "compared field by field.", "replace": "compared field by field (a comment only)."}]}"#
         try Data(spec.utf8).write(to: dir.appendingPathComponent("mutant.json"))
         // Keep the run short: only this mutant.
         for other in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Templates/mutants").path) where other != "zz-no-change" {

@@ -52,11 +52,11 @@ final class FleetLoaderTests: XCTestCase {
     func testFleetSecretsCoverHostsAndTemplate() throws {
         let f = try fleet("""
         {"hosts": [
-          {"name": "a", "transport": "local", "environment": {"A": {"value": "aaaa", "secret": true}, "B": "public", "C": {"value": "", "secret": true}}},
-          {"name": "b", "transport": "local", "environment": {"A": {"value": "aaaa", "secret": true}, "D": {"value": "dd", "secret": true}}}],
+          {"name": "a", "transport": "local", "environment": {"A": {"value": "aaaa", "secret": true}, "B": "public", "C": {"value": "ccc", "secret": true}}},
+          {"name": "b", "transport": "local", "environment": {"A": {"value": "aaaa", "secret": true}, "D": {"value": "ddd", "secret": true}}}],
          "provisioner": {"create": ["c"], "release": ["r"], "host": {"useAgent": true, "environment": {"E": {"value": "eeeeee", "secret": true}}}}}
         """)
-        XCTAssertEqual(f.secrets, ["eeeeee", "aaaa", "dd"])
+        XCTAssertEqual(f.secrets, ["eeeeee", "aaaa", "ccc", "ddd"])
         XCTAssertEqual(try fleet(#"{"hosts": [{"name": "a", "transport": "local"}]}"#).secrets, [])
     }
 

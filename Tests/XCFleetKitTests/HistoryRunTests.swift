@@ -130,15 +130,11 @@ extension HistoryRunTests {
         try Data(#"{"maxInfraFailureRate": 0.5, "hosts": [{"name": "local", "transport": "local", "toolchain": {"swiftPath": "\#(swift)"}}]}"#.utf8).write(to: fleet)
         XCTAssertEqual(try runPlan().status, 0)
         try Data(#"{"maxInfraFailureRate": 0.3, "hosts": [{"name": "local", "transport": "local", "toolchain": {"swiftPath": "\#(swift)"}}]}"#.utf8).write(to: strictFleet)
-        let result = try xcfleet(["run", "Plans/cache-contract.json", "--fleet", strictFleet.path, "--runs", runs.path, "--json"])
+        let result = try xcfleet(["run", "Plans/cache-contract.json", "--fleet", strictFleet.path, "--runs", runs.path, "--json", "--run-id", "strict"])
         XCTAssertEqual(result.status, Verdict.ExitCode.infrastructure, result.stdout + result.stderr)
-        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: runs.appendingPathComponent(try latestRun(runs)).appendingPathComponent("report.json")))
+        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: runs.appendingPathComponent("strict/report.json")))
         let reason = try XCTUnwrap(report.hostsSetAside["local"])
         XCTAssertTrue(reason.hasPrefix("history: infra-failure rate 43%"), reason)
         XCTAssertTrue(reason.contains("3 infra failures in 7 attempts"), reason)
-    }
-
-    private func latestRun(_ runs: URL) throws -> String {
-        try FileManager.default.contentsOfDirectory(atPath: runs.path).filter { $0.hasPrefix("2") }.sorted().last ?? ""
     }
 }

@@ -104,7 +104,7 @@ final class PlanLoaderTests: XCTestCase {
             "plans/many-problems.json:19:19: suites[2].template: unknown template 'mystery'; known templates: cache-contract, combine-lifetime, pressure-probes",
             "plans/many-problems.json:20:38: suites[2].retries.infrastructure: must be between 0 and 10 (got 11)",
             "plans/many-problems.json:21:29: suites[2].timeouts.test: must be between 1 and 86400 (got 1e400)",
-            "plans/many-problems.json:22:32: suites[2].parameters.sizes: expected a string, number or bool, got an array",
+            "plans/many-problems.json:22:32: suites[2].parameters.sizes: expected a string, number or bool, or {\"value\": …, \"secret\": true}, got an array",
         ])
     }
 
@@ -269,8 +269,8 @@ final class PlanLoaderTests: XCTestCase {
                                                 "big": .double(big)])
         XCTAssertEqual(problems(#"{"name": "p", "suites": [{"name": "a", "template": "cache-contract", "parameters": {"two words": 1, "n": null, "o": {}, "h": 1e999}}]}"#), [
             "x.json:1:85: suites[0].parameters[\"two words\"]: parameter names must be identifiers (letters, digits and '_', not starting with a digit)",
-            "x.json:1:106: suites[0].parameters.n: expected a string, number or bool, got null",
-            "x.json:1:117: suites[0].parameters.o: expected a string, number or bool, got an object",
+            "x.json:1:106: suites[0].parameters.n: expected a string, number or bool, or {\"value\": …, \"secret\": true}, got null",
+            "x.json:1:117: suites[0].parameters.o.value: missing required key 'value'; give the parameter's value",
             "x.json:1:126: suites[0].parameters.h: number out of range (got 1e999)",
         ])
     }
@@ -329,7 +329,7 @@ final class PlanLoaderTests: XCTestCase {
 
     func testDevicesAndOversizedFilesAreRefused() throws {
         XCTAssertThrowsError(try PlanLoader.load(path: "/dev/zero", knownTemplates: Self.templates)) { error in
-            XCTAssertEqual((error as? PlanValidationError)?.description, "/dev/zero: cannot read the file: not a regular file")
+            XCTAssertEqual((error as? PlanValidationError)?.description, "/dev/zero: cannot read the file: not a regular file (it is a device, or a link to one); give a regular file")
         }
         let big = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-big-\(UUID().uuidString).json")
         try Data(count: (4 << 20) + 1).write(to: big)

@@ -49,6 +49,45 @@ final class XcodebuildDriverTests: XCTestCase {
             "DEVELOPER_DIR='/Applications/Xcode 16.4 beta.app/Contents/Developer' xcodebuild test -scheme 'My \"Scheme\"' -destination 'platform=iOS Simulator,id=ABC' -derivedDataPath '/Users/ci/it'\\''s a job/jobs/x/DerivedData' -resultBundlePath '/Users/ci/it'\\''s a job/jobs/x/result.xcresult' CODE_SIGNING_ALLOWED=NO")
     }
 
+    func testBuildForTestingIntoAGivenDerivedData() {
+        let cmd = XcodebuildDriver(developerDir: xcode164).buildForTestingCommand(
+            scheme: "xcfleet-cache-contract-Package", destination: "generic/platform=iOS Simulator",
+            derivedDataPath: "/Users/ci/xcfleet/builds/9f2c41d07ab3/DerivedData")
+        XCTAssertEqual(XcodeCommandLine.render(cmd),
+            "DEVELOPER_DIR=/Applications/Xcode-16.4.app/Contents/Developer xcodebuild build-for-testing -scheme xcfleet-cache-contract-Package -destination 'generic/platform=iOS Simulator' -derivedDataPath /Users/ci/xcfleet/builds/9f2c41d07ab3/DerivedData CODE_SIGNING_ALLOWED=NO")
+        XCTAssertEqual(XcodeCommandLine.render(XcodebuildDriver.productsListingCommand(derivedDataPath: "/Users/ci/xcfleet/builds/9f2c41d07ab3/DerivedData/")),
+                       "ls -1t /Users/ci/xcfleet/builds/9f2c41d07ab3/DerivedData/Build/Products")
+    }
+
+    func testTestWithoutBuildingFromAnXctestrun() {
+        let xctestrun = "/Users/ci/xcfleet/builds/9f2c41d07ab3/DerivedData/Build/Products/xcfleet-cache-contract-Package_iphonesimulator18.4-arm64-x86_64.xctestrun"
+        let cmd = XcodebuildDriver(developerDir: xcode164).testWithoutBuildingCommand(
+            xctestrun: xctestrun, destination: "platform=iOS Simulator,id=5B2E9C4D-8F17-4A63-B0D2-91C7E5A3F408", jobDirectory: job,
+            testTarget: "CacheContractTests", onlyTesting: ["MemoryKeyTests/testC1_freshEqualKeyHits"], environment: ["XCFLEET_REPETITION": "1"])
+        XCTAssertEqual(cmd.environment, ["DEVELOPER_DIR": xcode164, "TEST_RUNNER_XCFLEET_REPETITION": "1"])
+        XCTAssertEqual(XcodeCommandLine.render(cmd),
+            "DEVELOPER_DIR=/Applications/Xcode-16.4.app/Contents/Developer TEST_RUNNER_XCFLEET_REPETITION=1 xcodebuild test-without-building -xctestrun \(xctestrun) -destination 'platform=iOS Simulator,id=5B2E9C4D-8F17-4A63-B0D2-91C7E5A3F408' -resultBundlePath /Users/ci/xcfleet/jobs/cache-contract-1a2b/result.xcresult -enableCodeCoverage NO -only-testing:CacheContractTests/MemoryKeyTests/testC1_freshEqualKeyHits")
+        XCTAssertFalse(cmd.arguments.contains("-scheme"), "the .xctestrun names what to test")
+        XCTAssertFalse(cmd.arguments.contains("-derivedDataPath"), "a test run never writes into the shared build")
+    }
+
+    /// The new commands' quoting round-trips through a real POSIX shell too (odd work roots and schemes).
+    func testBuildAndTestCommandsRoundTripThroughSh() throws {
+        let driver = XcodebuildDriver(developerDir: "/Applications/Xcode 16.4 beta.app/Contents/Developer")
+        let commands = [
+            driver.buildForTestingCommand(scheme: "My \"Scheme\" $x", destination: "generic/platform=iOS Simulator", derivedDataPath: "/Users/ci/it's a root/builds/k/DerivedData"),
+            driver.testWithoutBuildingCommand(xctestrun: "/Users/ci/it's a root/builds/k/DerivedData/Build/Products/My Scheme_macosx15.5-arm64.xctestrun",
+                                              destination: "platform=macOS,variant=Mac Catalyst", jobDirectory: "/tmp/j`x`", testTarget: "T",
+                                              onlyTesting: ["C/test_a"], environment: ["XCFLEET_REPETITION": "0"]),
+        ]
+        for cmd in commands {
+            let probe = ShellCommand(["printf", "%s\\0"] + cmd.arguments.dropFirst(), environment: cmd.environment)
+            let result = try runCommand(URL(fileURLWithPath: "/bin/sh"), ["-c", XcodeCommandLine.render(probe)])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(result.stdout.split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init), Array(cmd.arguments.dropFirst()))
+        }
+    }
+
     func testQuoteFunction() {
         XCTAssertEqual(XcodeCommandLine.quote(""), "''")
         XCTAssertEqual(XcodeCommandLine.quote("plain-word_1.2/x:y=z"), "plain-word_1.2/x:y=z")

@@ -12,15 +12,24 @@ final class XcodebuildJobTests: XCTestCase {
     static let env = "DEVELOPER_DIR=\(dev) "
     static let udid = "9F1C2B3A-4D5E-6F70-8192-A3B4C5D6E7F8"
     let env = XcodebuildJobTests.env, udid = XcodebuildJobTests.udid, dir = XcodebuildJobTests.dir
+    static let products = "\(dir)/DerivedData/Build/Products"
+    static let iosXctestrun = "xcfleet-cache-contract-Package_iphonesimulator18.4-arm64-x86_64.xctestrun"
+    static let macXctestrun = "xcfleet-cache-contract-Package_macosx15.5-arm64.xctestrun"
+    /// `ls -1t` of a products folder after build-for-testing (newest first), as on a Mac with Xcode 16.
+    static let iosListing = "\(iosXctestrun)\nDebug-iphonesimulator\nPackageFrameworks\n"
+    static let macListing = "\(macXctestrun)\nDebug\nPackageFrameworks\n"
+    let products = XcodebuildJobTests.products
 
     func host(slots: Int = 2, developerDir: String? = nil, xcode: String? = nil) -> HostSpec {
         HostSpec(name: "mac-1", address: "10.0.0.5", user: "ci", labels: ["platform:macos"], slots: slots,
                  toolchain: ToolchainSpec(developerDir: developerDir, xcode: xcode))
     }
 
-    func input(destination: String?, xcode: String? = "16.4", only: [String]? = nil) -> XcodebuildJob.Input {
+    func input(destination: String?, xcode: String? = "16.4", only: [String]? = nil, derivedData: String? = nil, needsBuild: Bool = true,
+               environment: [String: String] = [:]) -> XcodebuildJob.Input {
         XcodebuildJob.Input(jobID: "cache-contract", suite: SuiteSpec(name: "cache-contract", template: "cache-contract", destination: destination, xcode: xcode),
-                            packageName: "xcfleet-cache-contract", testTarget: "CacheContractTests", onlyTesting: only)
+                            packageName: "xcfleet-cache-contract", testTarget: "CacheContractTests", onlyTesting: only,
+                            derivedDataPath: derivedData, needsBuild: needsBuild, testEnvironment: environment)
     }
 
     /// Runs the job; returns the outcome, what the output callback parsed, and the progress notes.
@@ -57,6 +66,8 @@ final class XcodebuildJobTests: XCTestCase {
             (env + "xcrun simctl boot ", Reply()),
             (env + "xcrun simctl bootstatus", Reply(stdout: "Monitoring boot status for xcfleet cache-contract (\(udid)).\nDevice already booted, nothing to do.\n")),
             (env + "xcodebuild -list -json", Reply(stdout: try XcodeFixtures.text("xcodebuild-list.json"))),
+            (env + "xcodebuild build-for-testing", Reply(stdout: "Build description signature: 1a2b\n** TEST BUILD SUCCEEDED **\n")),
+            ("ls -1t ", Reply(stdout: Self.iosListing)),
             (env + "xcrun simctl shutdown", Reply()),
             (env + "xcrun simctl delete", Reply()),
         ]
@@ -94,6 +105,8 @@ final class XcodebuildJobTests: XCTestCase {
         XCTAssertEqual(shell.ran, [
             "ls -1 /Applications",
             env + "xcodebuild -version",
+            env + "xcodebuild -list -json",
+            env + "xcodebuild build-for-testing -scheme xcfleet-cache-contract-Package -destination 'generic/platform=iOS Simulator' -derivedDataPath \(dir)/DerivedData CODE_SIGNING_ALLOWED=NO",
             env + "xcrun simctl list devices available -j",
             env + "xcrun simctl list devicetypes -j",
             env + "xcrun simctl list runtimes -j",
@@ -101,8 +114,8 @@ final class XcodebuildJobTests: XCTestCase {
             env + "xcrun simctl erase \(udid)",
             env + "xcrun simctl boot \(udid)",
             env + "xcrun simctl bootstatus \(udid) -b",
-            env + "xcodebuild -list -json",
-            env + "xcodebuild test -scheme xcfleet-cache-contract-Package -destination 'platform=iOS Simulator,id=\(udid)' -derivedDataPath \(dir)/DerivedData -resultBundlePath \(bundle) CODE_SIGNING_ALLOWED=NO",
+            "ls -1t \(products)",
+            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(udid)' -resultBundlePath \(bundle) -enableCodeCoverage NO",
             env + "xcrun xcresulttool get test-results tests --path \(bundle)",
             env + "xcrun simctl shutdown \(udid)",
             env + "xcrun simctl delete \(udid)",
@@ -113,9 +126,12 @@ final class XcodebuildJobTests: XCTestCase {
         XCTAssertEqual(outcome.developerDir, Self.dev)
         XCTAssertEqual(outcome.simulatorUDID, udid)
         XCTAssertTrue(outcome.createdSimulator)
-        // Deadlines: boot under the boot deadline, the test under build + test.
+        XCTAssertEqual(outcome.scheme, "xcfleet-cache-contract-Package")
+        XCTAssertEqual(outcome.xctestrun, "\(products)/\(Self.iosXctestrun)")
+        // Deadlines: boot under the boot deadline, the build under the build deadline, the tests under the test deadline.
         XCTAssertEqual(shell.deadlines(of: env + "xcrun simctl bootstatus"), CommandDeadlines(total: 300, silence: 300))
-        XCTAssertEqual(shell.deadlines(of: env + "xcodebuild test"), CommandDeadlines(total: 1800, silence: 300))
+        XCTAssertEqual(shell.deadlines(of: env + "xcodebuild build-for-testing"), CommandDeadlines(total: 900, silence: 300))
+        XCTAssertEqual(shell.deadlines(of: env + "xcodebuild test-without-building"), CommandDeadlines(total: 900, silence: 300))
         // The stream was delivered (in 13-byte chunks) and parses.
         let finished = streamed.compactMap { e -> TestStatus? in if case .testFinished(_, let s, _, _, _) = e { return s } else { return nil } }
         XCTAssertEqual(finished, [.passed, .passed, .passed, .skipped])
@@ -151,13 +167,13 @@ final class XcodebuildJobTests: XCTestCase {
                                                       only: ["MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue", "DictionaryCacheTests/testC10_doubleNeverEvicts"]))
         XCTAssertNil(outcome.infraError)
         XCTAssertFalse(outcome.createdSimulator)
-        XCTAssertEqual(Array(shell.ran[5...]), [
+        XCTAssertEqual(Array(shell.ran[7...]), [
             env + "xcrun simctl shutdown \(existing)",
             env + "xcrun simctl erase \(existing)",
             env + "xcrun simctl boot \(existing)",
             env + "xcrun simctl bootstatus \(existing) -b",
-            env + "xcodebuild -list -json",
-            env + "xcodebuild test -scheme xcfleet-cache-contract-Package -destination 'platform=iOS Simulator,id=\(existing)' -derivedDataPath \(dir)/DerivedData -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts -only-testing:CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue CODE_SIGNING_ALLOWED=NO",
+            "ls -1t \(products)",
+            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(existing)' -resultBundlePath \(dir)/result.xcresult -enableCodeCoverage NO -only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts -only-testing:CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue",
             env + "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult",
             env + "xcrun simctl shutdown \(existing)",
         ])
@@ -202,7 +218,7 @@ final class XcodebuildJobTests: XCTestCase {
         let (outcome, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
         XCTAssertEqual(outcome.termination, .exited(65))
         XCTAssertEqual(outcome.infraError?.kind, .command)
-        XCTAssertEqual(outcome.infraError?.message, "simulator wedged during xcodebuild test (\"Failed to install or launch the test runner\"); reset with `xcrun simctl shutdown all`")
+        XCTAssertEqual(outcome.infraError?.message, "simulator wedged during xcodebuild test-without-building (\"Failed to install or launch the test runner\"); reset with `xcrun simctl shutdown all`")
         XCTAssertTrue(shell.ran.contains(env + "xcrun simctl shutdown all"))
         XCTAssertEqual(shell.ran.last, env + "xcrun simctl delete \(udid)")
     }
@@ -239,6 +255,9 @@ final class XcodebuildJobTests: XCTestCase {
         let shell = ScriptedShell(host: host(slots: 1), script: [
             ("xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.0", "16A242d"))),
             ("xcodebuild -list -json", Reply(stdout: "{\"workspace\":{\"name\":\"xcfleet-cache-contract\",\"schemes\":[\"CacheContract\"]}}")),
+            ("xcodebuild build-for-testing", Reply()),
+            // Two platforms were built into this folder; the newest macOS one of the built scheme is used.
+            ("ls -1t ", Reply(stdout: "CacheContract_iphonesimulator18.4-arm64.xctestrun\nCacheContract_macosx15.5-arm64.xctestrun\nCacheContract_macosx15.4-arm64.xctestrun\nDebug\n")),
             ("xcodebuild test", Reply(stdout: Self.streamedRun, termination: .exited(65))),
             ("xcrun xcresulttool get test-results", Reply(stderr: "Error: unknown\n", termination: .exited(1))),
             ("xcrun xcresulttool get --legacy --format json --path \(bundle) --id", Reply(stdout: try XcodeFixtures.text("xcresult-legacy-tests.json"))),
@@ -248,7 +267,9 @@ final class XcodebuildJobTests: XCTestCase {
         XCTAssertEqual(shell.ran, [
             "xcodebuild -version",
             "xcodebuild -list -json",
-            "xcodebuild test -scheme CacheContract -destination platform=macOS -derivedDataPath \(dir)/DerivedData -resultBundlePath \(bundle) CODE_SIGNING_ALLOWED=NO",
+            "xcodebuild build-for-testing -scheme CacheContract -destination platform=macOS -derivedDataPath \(dir)/DerivedData CODE_SIGNING_ALLOWED=NO",
+            "ls -1t \(products)",
+            "xcodebuild test-without-building -xctestrun \(products)/CacheContract_macosx15.5-arm64.xctestrun -destination platform=macOS -resultBundlePath \(bundle) -enableCodeCoverage NO",
             "xcrun xcresulttool get test-results tests --path \(bundle)",
             "xcrun xcresulttool get --legacy --format json --path \(bundle)",
             "xcrun xcresulttool get --legacy --format json --path \(bundle) --id '\(ref)'",
@@ -264,6 +285,8 @@ final class XcodebuildJobTests: XCTestCase {
         let shell = ScriptedShell(host: host(slots: 1), script: [
             ("xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("15.4", "15F31d"))),
             ("xcodebuild -list -json", Reply(stdout: try XcodeFixtures.text("xcodebuild-list.json"))),
+            ("xcodebuild build-for-testing", Reply()),
+            ("ls -1t ", Reply(stdout: Self.macListing)),
             ("xcodebuild test", Reply(stdout: Self.streamedRun)),
             ("xcrun xcresulttool get --format json --path \(bundle) --id", Reply(stdout: try XcodeFixtures.text("xcresult-legacy-tests.json"))),
             ("xcrun xcresulttool get --format json", Reply(stdout: try XcodeFixtures.text("xcresult-legacy-invocation.json"))),
@@ -279,6 +302,8 @@ final class XcodebuildJobTests: XCTestCase {
         let shell = ScriptedShell(host: host(slots: 1), script: [
             ("xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.4", "16F6"))),
             ("xcodebuild -list -json", Reply(stdout: "")),
+            ("xcodebuild build-for-testing", Reply()),
+            ("ls -1t ", Reply(stdout: Self.macListing)),
             ("xcodebuild test", Reply(stdout: Self.streamedRun)),
             ("xcrun xcresulttool", Reply(stderr: "Error: The file “result.xcresult” couldn’t be opened because there is no such file.\n", termination: .exited(1))),
         ])
@@ -289,7 +314,7 @@ final class XcodebuildJobTests: XCTestCase {
         XCTAssertTrue(outcome.disagreements[0].hasPrefix("the result bundle could not be read"), outcome.disagreements[0])
         XCTAssertTrue(outcome.disagreements[0].hasSuffix("the streamed output stands"))
         // Unreadable `-list` output: the documented fallback scheme.
-        XCTAssertTrue(shell.ran.contains { $0.hasPrefix("xcodebuild test -scheme xcfleet-cache-contract-Package ") })
+        XCTAssertTrue(shell.ran.contains { $0.hasPrefix("xcodebuild build-for-testing -scheme xcfleet-cache-contract-Package ") })
     }
 
     func testBadDestinationIsAPlanErrorNotInfra() async {
@@ -369,6 +394,111 @@ final class XcodebuildJobTests: XCTestCase {
         }
     }
 
+    // MARK: build once, test many
+
+    func testACachedBuildRunsOnlyTestWithoutBuildingWithItsOwnResultBundle() async throws {
+        // What the host build cache hands over: a finished DerivedData under the work root.
+        let cached = "/Users/ci/xcfleet/builds/9f2c41d07ab3/DerivedData"
+        let shell = ScriptedShell(host: host(slots: 1), script: [
+            ("xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.4", "16F6"))),
+            ("ls -1t ", Reply(stdout: Self.macListing)),
+            ("TEST_RUNNER_XCFLEET_REPETITION=2 xcodebuild test-without-building", Reply(stdout: Self.streamedRun)),
+            ("xcrun xcresulttool", Reply(stdout: try XcodeFixtures.text("xcresult-test-results.json"))),
+        ])
+        let (outcome, streamed, _) = await run(shell, input(destination: "platform=macOS", xcode: nil, only: ["MemoryKeyTests/testC1_freshEqualKeyHits"],
+                                                            derivedData: cached, needsBuild: false, environment: ["XCFLEET_REPETITION": "2"]))
+        XCTAssertEqual(shell.ran, [
+            "xcodebuild -version",
+            "ls -1t \(cached)/Build/Products",
+            "TEST_RUNNER_XCFLEET_REPETITION=2 xcodebuild test-without-building -xctestrun \(cached)/Build/Products/\(Self.macXctestrun) -destination platform=macOS -resultBundlePath \(dir)/result.xcresult -enableCodeCoverage NO -only-testing:CacheContractTests/MemoryKeyTests/testC1_freshEqualKeyHits",
+            "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult",
+        ])
+        XCTAssertFalse(shell.ran.contains { $0.contains("build-for-testing") || $0.contains("-list") }, "nothing is built")
+        XCTAssertNil(outcome.infraError)
+        XCTAssertNil(outcome.scheme)
+        XCTAssertEqual(outcome.termination, .exited(0))
+        XCTAssertEqual(outcome.xctestrun, "\(cached)/Build/Products/\(Self.macXctestrun)")
+        XCTAssertFalse(streamed.isEmpty)
+    }
+
+    func testBuildTheSeparableStepAloneNeedsNoSimulator() async throws {
+        let cached = "/Users/ci/xcfleet/builds/9f2c41d07ab3.staging/DerivedData"
+        let shell = ScriptedShell(host: host(), script: try simulatorScript())
+        final class Sink: @unchecked Sendable { let lock = NSLock(); var bytes = 0 }
+        let sink = Sink()
+        let job = XcodebuildJob(shell: shell, directory: dir, input: input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4", derivedData: cached),
+                                deadlines: XcodebuildJob.Deadlines(timeouts: .defaults))
+        let outcome = await job.build(output: { c in sink.lock.lock(); sink.bytes += c.bytes.count; sink.lock.unlock() })
+        XCTAssertEqual(shell.ran, [
+            "ls -1 /Applications",
+            env + "xcodebuild -version",
+            env + "xcodebuild -list -json",
+            env + "xcodebuild build-for-testing -scheme xcfleet-cache-contract-Package -destination 'generic/platform=iOS Simulator' -derivedDataPath \(cached) CODE_SIGNING_ALLOWED=NO",
+        ])
+        XCTAssertNil(outcome.infraError)
+        XCTAssertNil(outcome.termination, "a successful build leaves no termination to judge")
+        XCTAssertEqual(outcome.scheme, "xcfleet-cache-contract-Package")
+        XCTAssertEqual(outcome.extraEvents, [])
+        XCTAssertGreaterThan(sink.bytes, 0, "the build's output is streamed")
+    }
+
+    func testBuildForTestingFailureIsABuildErrorAndNothingElseRuns() async throws {
+        let failing = """
+        /Users/ci/xcfleet/jobs/cache-contract-1a2b/Sources/CacheContract/MemoryKey.swift:12:9: error: cannot find 'acount' in scope
+        ** TEST BUILD FAILED **
+
+        """
+        let shell = ScriptedShell(host: host(), script: [(env + "xcodebuild build-for-testing", Reply(stdout: failing, termination: .exited(65)))] + (try simulatorScript()))
+        let (outcome, streamed, progress) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(outcome.termination, .exited(65))
+        XCTAssertEqual(outcome.terminationPhase, .build)
+        XCTAssertNil(outcome.infraError, "a compile error is the package's fault, not the host's")
+        XCTAssertEqual(outcome.ended, AttemptEnded(termination: .exited(65)))
+        XCTAssertTrue(streamed.contains { if case .buildError = $0 { return true } else { return false } }, "\(streamed)")
+        XCTAssertEqual(outcome.extraEvents, [], "the parsed compiler error speaks for itself")
+        XCTAssertFalse(shell.ran.contains { $0.contains("simctl") || $0.contains("test-without-building") || $0.hasPrefix("ls -1t") })
+        XCTAssertTrue(progress.contains(.phaseFinished(.build)))
+        XCTAssertFalse(progress.contains(.phaseStarted(.test)))
+
+        // No compiler line in the output: the exit status becomes the build error.
+        let silent = ScriptedShell(host: host(), script: [(env + "xcodebuild build-for-testing", Reply(stdout: "** TEST BUILD FAILED **\n", termination: .exited(65)))] + (try simulatorScript()))
+        let (o2, _, _) = await run(silent, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(o2.extraEvents, [.buildError(file: nil, line: nil, message: "xcodebuild build-for-testing exited with status 65")])
+
+        // Past the build deadline: a build-phase timeout, not a test timeout.
+        let slow = ScriptedShell(host: host(), script: [(env + "xcodebuild build-for-testing", Reply(termination: .timedOut("total")))] + (try simulatorScript()))
+        let (o3, _, _) = await run(slow, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(o3.ended, AttemptEnded(termination: .timedOut("total"), timedOutPhase: .build))
+
+        // A lost connection while building is the host's problem.
+        let lost = ScriptedShell(host: host(), script: [(env + "xcodebuild build-for-testing", Reply(termination: .connectionLost("EOF")))] + (try simulatorScript()))
+        let (o4, _, _) = await run(lost, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertEqual(o4.infraError?.kind, .connect)
+        XCTAssertEqual(o4.infraError?.message, "connection lost during xcodebuild build-for-testing: EOF")
+    }
+
+    func testMissingXctestrunIsABuildErrorAfterABuildAndInfraFromACachedBuild() async throws {
+        let wrongPlatform = "xcfleet-cache-contract-Package_macosx15.5-arm64.xctestrun\nDebug\n"
+        let shell = ScriptedShell(host: host(), script: [("ls -1t ", Reply(stdout: wrongPlatform))] + (try simulatorScript()))
+        let (built, _, _) = await run(shell, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
+        XCTAssertNil(built.infraError)
+        XCTAssertNil(built.termination)
+        XCTAssertEqual(built.extraEvents, [.buildError(file: nil, line: nil, message:
+            "xcfleet: no .xctestrun for iphonesimulator in \(products) (found only: xcfleet-cache-contract-Package_macosx15.5-arm64.xctestrun); build-for-testing did not produce one for this destination")])
+        XCTAssertFalse(shell.ran.contains { $0.contains("test-without-building") })
+        XCTAssertEqual(shell.ran.last, env + "xcrun simctl delete \(udid)", "the simulator is still cleaned up")
+
+        let cached = "/Users/ci/xcfleet/builds/k1/DerivedData"
+        let empty = ScriptedShell(host: host(slots: 1), script: [
+            ("xcodebuild -version", Reply(stdout: XcodeFixtures.versionOutput("16.4", "16F6"))),
+            ("ls -1t ", Reply(stderr: "ls: \(cached)/Build/Products: No such file or directory\n", termination: .exited(1))),
+        ])
+        let (fromCache, _, _) = await run(empty, input(destination: "platform=macOS", xcode: nil, derivedData: cached, needsBuild: false))
+        XCTAssertEqual(fromCache.infraError?.message,
+                       "the cached build is unusable: no .xctestrun for macosx in \(cached)/Build/Products (none there); build-for-testing did not produce one for this destination")
+        XCTAssertEqual(fromCache.extraEvents, [])
+    }
+
     func testInputFromAPlannedJobReadsTheManifest() throws {
         let manifest = SuiteManifest(suite: "cache-contract", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil, tests: ["A/testB"])
         let data = try JSONEncoder().encode(manifest)
@@ -380,5 +510,9 @@ final class XcodebuildJobTests: XCTestCase {
         XCTAssertEqual(input.packageName, "xcfleet-cache-contract")
         XCTAssertEqual(input.onlyTesting, ["A/testB"])
         XCTAssertEqual(input.jobID, "cache contract#s1of2")
+        // Without a build cache the attempt builds into its own job directory; the repetition travels at run time.
+        XCTAssertTrue(input.needsBuild)
+        XCTAssertNil(input.derivedDataPath)
+        XCTAssertEqual(input.testEnvironment, ["XCFLEET_REPETITION": "0"])
     }
 }

@@ -16,6 +16,9 @@ public struct ProgressNarrator: Sendable {
     private var attempts: [AttemptRef: Tally] = [:]
     /// Failure messages waiting for their test's `testFinished`, so the ✘ line comes first.
     private var pendingMessages: [AttemptRef: [TestIdentifier: [String]]] = [:]
+    /// Source maps by job and host folders by attempt: locations are shown as the repository names them.
+    private var sourceMaps: [String: SourceMap] = [:]
+    private var mappers: [AttemptRef: LocationMapper] = [:]
 
     private struct Tally: Sendable {
         var start: Double
@@ -62,14 +65,23 @@ public struct ProgressNarrator: Sendable {
             let end = attemptEndLine(ref: ref, ended: ended, t: event.t)
             say(end.text, end.style)
             attempts[ref] = nil
+            mappers[ref] = nil
         case .jobUnschedulable(let jobID, let reason):
             say("\(jobID) unschedulable: \(reason)", .warning)
         case .hostSetAside(let host, let reason):
             say("host \(host) set aside: \(reason)", .warning)
+        case .hostProbation(let host, let reason):
+            say("host \(host) on probation: \(reason)", .warning)
+        case .hostRejoined(let host):
+            say("host \(host) rejoined")
         case .note(let text):
             if verbose { say(text, .dim) }
         case .runFinished(let interrupted):
             if interrupted { say("run interrupted", .warning) }
+        case .sourceMap(let jobID, let map):
+            sourceMaps[jobID] = map
+        case .hostPaths(let ref, let prefixes):
+            mappers[ref] = LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: (mappers[ref]?.hostPrefixes ?? []) + prefixes)
         }
         return verbosity == .quiet ? [] : out
     }
@@ -77,6 +89,11 @@ public struct ProgressNarrator: Sendable {
     private mutating func testLines(ref: AttemptRef, event: TestEvent, say: (String, ConsoleStyle) -> Void) {
         let isMutant = mutantOf[ref.jobID] != nil
         let showFailures = !isMutant || verbose
+        let mapper = mappers[ref] ?? LocationMapper(sourceMap: sourceMaps[ref.jobID])
+        func located(_ file: String?, _ line: Int?, _ message: String) -> String {
+            let d = mapper.map(FailureDetail(file: file, line: line, message: message))
+            return ReportText.failureLine(d)
+        }
         switch event {
         case .testFinished(let id, let status, let secs, _, _):
             let took = secs.map { " (\(TerminalText.seconds($0, digits: 3)))" } ?? ""
@@ -93,7 +110,7 @@ public struct ProgressNarrator: Sendable {
                 for m in messages { say(m, isMutant ? .dim : .failure) }
             }
         case .testFailure(let id, let file, let line, let message):
-            let text = "\(ref.jobID)   \(file.map { "\($0):\(line ?? 0): " } ?? "")\(message)"
+            let text = "\(ref.jobID)   \(located(file, line, message))"
             if let id {
                 pendingMessages[ref, default: [:]][id, default: []].append(text)
             } else if showFailures {
@@ -101,10 +118,10 @@ public struct ProgressNarrator: Sendable {
             }
         case .crash(let message):
             attempts[ref]?.problems += 1
-            if showFailures { say("\(ref.jobID) crash: \(message)", isMutant ? .dim : .failure) }
+            if showFailures { say("\(ref.jobID) crash: \(mapper.rewrite(message))", isMutant ? .dim : .failure) }
         case .buildError(let file, let line, let message):
             attempts[ref]?.problems += 1
-            if showFailures { say("\(ref.jobID) build error: \(file.map { "\($0):\(line ?? 0): " } ?? "")\(message)", isMutant ? .dim : .failure) }
+            if showFailures { say("\(ref.jobID) build error: \(located(file, line, message))", isMutant ? .dim : .failure) }
         case .metric(let m):
             if verbose { say("\(ref.jobID) metric \(m.name)=\(m.value) \(m.unit)", .dim) }
         case .testSkipped(let id, let reason):

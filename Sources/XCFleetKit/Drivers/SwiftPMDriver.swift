@@ -10,13 +10,14 @@ public struct SwiftPMDriver: Sendable {
         ShellCommand(["swift", "build", "--build-tests"])
     }
 
-    /// `swift test --skip-build`, limited to `tests` (`Class/test`) when the job is a shard.
-    public func testCommand(only tests: [String]? = nil) -> ShellCommand {
+    /// `swift test --skip-build`, limited to `tests` (`Class/test`) when the job is a shard;
+    /// `environment` reaches the test process (`TestRunEnvironment`).
+    public func testCommand(only tests: [String]? = nil, environment: [String: String] = [:]) -> ShellCommand {
         var args = ["swift", "test", "--skip-build"]
         if let tests, !tests.isEmpty {
             args += ["--filter", SwiftPMDriver.filterExpression(for: tests)]
         }
-        return ShellCommand(SwiftPMDriver.lineBuffered + args)
+        return ShellCommand(SwiftPMDriver.lineBuffered + args, environment: environment)
     }
 
     /// On Linux a test binary writing into a pipe buffers its output in 4 KiB blocks, so results

@@ -95,6 +95,20 @@ public enum XcodeDestination: Equatable, Sendable {
     }
 }
 
+extension XcodeDestination {
+    /// The `-destination` for `build-for-testing`: generic for a simulator platform
+    /// (`generic/platform=iOS Simulator`, so one build serves every simulator of the platform and no
+    /// simulator needs to be booted to build), the Mac itself for macOS, and the device itself for a
+    /// bare `id=` (its platform is unknown until simctl is asked).
+    public var buildValue: String {
+        switch self {
+        case .macOS: return xcodebuildValue(udid: nil)
+        case .simulator(let p, _, _), .simulatorID(let p?, _): return "generic/platform=\(p)"
+        case .simulatorID(nil, let id): return "id=\(id)"
+        }
+    }
+}
+
 /// A destination string xcfleet cannot use: the plan must be fixed (not an infrastructure failure).
 public struct XcodeDestinationError: Error, Equatable, Sendable, CustomStringConvertible {
     public var destination: String

@@ -4,10 +4,18 @@ import Foundation
 /// directory that already holds the pushed package:
 ///
 /// 1. toolchain: resolve the Xcode (`XcodeToolchain`), check `xcodebuild -version`;
-/// 2. simulator (not for macOS): list, pick or create, erase, boot, `bootstatus -b` under a deadline;
-/// 3. `xcodebuild -list -json` (scheme), then `xcodebuild test`, streamed to `output`;
-/// 4. read the result bundle with `xcresulttool` and reconcile it with the streamed events;
-/// 5. shut down the simulator, delete it if this job created it (also after cancellation).
+/// 2. build, only when `Input.needsBuild`: `xcodebuild -list -json` (scheme), then
+///    `xcodebuild build-for-testing -derivedDataPath <Input.derivedDataPath>` (generic destination);
+/// 3. simulator (not for macOS): list, pick or create, erase, boot, `bootstatus -b` under a deadline;
+/// 4. `ls -1t <DerivedData>/Build/Products`, pick the `.xctestrun` (`XctestrunPicker`), then
+///    `xcodebuild test-without-building -xctestrun …` with the job's own result bundle, streamed to `output`;
+/// 5. read the result bundle with `xcresulttool` and reconcile it with the streamed events;
+/// 6. shut down the simulator, delete it if this job created it (also after cancellation).
+///
+/// The seam for a shared build: whoever owns the host's build cache runs `build(…)` once per build
+/// key (under its lock, into `<workRoot>/builds/<key>/DerivedData`), then every shard, repetition
+/// and retry runs `run(…)` with that `derivedDataPath` and `needsBuild: false`. Without a cache,
+/// `Input(job:)` builds into `<job directory>/DerivedData` in the same attempt (`needsBuild: true`).
 ///
 /// Never throws: problems come back in `XcodebuildJob.Outcome`. Host problems (wrong Xcode, missing
 /// runtime, wedged simulator, lost connection) are `infraError`, so the job moves to another host;
@@ -22,13 +30,25 @@ public struct XcodebuildJob: Sendable {
         public var testTarget: String
         /// `Class/test` names of a shard; nil runs every test.
         public var onlyTesting: [String]?
+        /// Where `build-for-testing` writes (and `test-without-building` reads) the build; nil:
+        /// `<job directory>/DerivedData`. The host build cache passes `<workRoot>/builds/<key>/DerivedData`.
+        public var derivedDataPath: String?
+        /// Whether this attempt runs `build-for-testing` first. false: `derivedDataPath` already holds
+        /// a complete build of this package for the destination's platform (only the tests run).
+        public var needsBuild: Bool
+        /// Variables for the test process (`TestRunEnvironment`), forwarded as `TEST_RUNNER_<NAME>`.
+        public var testEnvironment: [String: String]
 
-        public init(jobID: String, suite: SuiteSpec, packageName: String, testTarget: String, onlyTesting: [String]? = nil) {
+        public init(jobID: String, suite: SuiteSpec, packageName: String, testTarget: String, onlyTesting: [String]? = nil,
+                    derivedDataPath: String? = nil, needsBuild: Bool = true, testEnvironment: [String: String] = [:]) {
             self.jobID = jobID
             self.suite = suite
             self.packageName = packageName
             self.testTarget = testTarget
             self.onlyTesting = onlyTesting
+            self.derivedDataPath = derivedDataPath
+            self.needsBuild = needsBuild
+            self.testEnvironment = testEnvironment
         }
 
         /// From a planned job: the test target comes from the rendered `xcfleet-manifest.json`.
@@ -37,7 +57,7 @@ public struct XcodebuildJob: Sendable {
             if let data = job.workspace.file("xcfleet-manifest.json")?.contents,
                let manifest = try? JSONDecoder().decode(SuiteManifest.self, from: data) { target = manifest.testTarget }
             self.init(jobID: job.planned.jobID, suite: job.spec, packageName: Renderer.packageName(for: job.spec.name),
-                      testTarget: target, onlyTesting: job.filter)
+                      testTarget: target, onlyTesting: job.filter, testEnvironment: TestRunEnvironment.variables(for: job.planned))
         }
     }
 
@@ -47,14 +67,17 @@ public struct XcodebuildJob: Sendable {
         public var query: CommandDeadlines
         /// `simctl bootstatus -b`: past it the simulator counts as wedged.
         public var boot: CommandDeadlines
-        /// `xcodebuild test` (builds and tests: the plan's build + test deadlines together).
+        /// `xcodebuild build-for-testing` (the plan's build deadline).
+        public var build: CommandDeadlines
+        /// `xcodebuild test-without-building` (the plan's test deadline).
         public var test: CommandDeadlines
         /// Simulator shutdown and delete.
         public var cleanup: CommandDeadlines
 
-        public init(query: CommandDeadlines, boot: CommandDeadlines, test: CommandDeadlines, cleanup: CommandDeadlines) {
+        public init(query: CommandDeadlines, boot: CommandDeadlines, build: CommandDeadlines, test: CommandDeadlines, cleanup: CommandDeadlines) {
             self.query = query
             self.boot = boot
+            self.build = build
             self.test = test
             self.cleanup = cleanup
         }
@@ -62,7 +85,8 @@ public struct XcodebuildJob: Sendable {
         public init(timeouts: PhaseTimeouts, bootSeconds: Double = 300) {
             self.init(query: CommandDeadlines(total: 300, silence: 300),
                       boot: CommandDeadlines(total: bootSeconds, silence: bootSeconds),
-                      test: CommandDeadlines(total: timeouts.build + timeouts.test, silence: timeouts.silence),
+                      build: CommandDeadlines(total: timeouts.build, silence: timeouts.silence),
+                      test: CommandDeadlines(total: timeouts.test, silence: timeouts.silence),
                       cleanup: CommandDeadlines(total: timeouts.cleanup, silence: timeouts.cleanup))
         }
     }
@@ -76,8 +100,15 @@ public struct XcodebuildJob: Sendable {
 
     /// How the attempt went.
     public struct Outcome: Equatable, Sendable {
-        /// How `xcodebuild test` ended; nil when it never ran.
+        /// How the last xcodebuild command that ran ended (`build-for-testing` when the build failed,
+        /// else `test-without-building`); nil when neither ran.
         public var termination: CommandTermination?
+        /// The phase `termination` belongs to: `.build` or `.test`.
+        public var terminationPhase: Phase = .test
+        /// The scheme that was built (nil when this attempt did not build).
+        public var scheme: String?
+        /// The `.xctestrun` the tests ran from.
+        public var xctestrun: String?
         /// A host problem: the attempt is infra-failed and the job goes to another host.
         public var infraError: RemoteShellError?
         /// Events to record after the streamed ones: the bundle's corrections, or a plan error.
@@ -93,7 +124,7 @@ public struct XcodebuildJob: Sendable {
         /// The attempt's end in the runner's terms: infra error text, or the test phase's deadline.
         public var ended: AttemptEnded {
             var timedOut: Phase?
-            if case .timedOut? = termination { timedOut = .test }
+            if case .timedOut? = termination { timedOut = terminationPhase }
             return AttemptEnded(termination: termination, infraError: infraError?.description, timedOutPhase: timedOut)
         }
     }
@@ -113,31 +144,29 @@ public struct XcodebuildJob: Sendable {
 
     private var hostName: String { shell.host.name }
 
-    /// Runs the whole sequence. `output` receives `xcodebuild test`'s output chunks (serially, in order);
-    /// `progress` receives phase changes and notes.
+    /// The DerivedData the build goes into and the tests run from.
+    public var derivedDataPath: String {
+        input.derivedDataPath ?? XcodebuildDriver.join(directory, XcodebuildDriver.derivedDataName)
+    }
+
+    /// Runs the whole sequence. `output` receives the output chunks of `build-for-testing` (when it
+    /// runs) and `test-without-building` (serially, in order); `progress` receives phase changes and notes.
     public func run(output: @escaping @Sendable (OutputChunk) -> Void,
                     progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
         var outcome = Outcome()
-        let destination: XcodeDestination
-        do {
-            guard let text = input.suite.destination else { throw XcodeDestinationError(destination: "", problem: "the suite has no destination") }
-            destination = try XcodeDestination.parse(text)
-        } catch {
-            outcome.extraEvents = [.buildError(file: nil, line: nil, message: "xcfleet: suite '\(input.suite.name)': \(error)")]
-            return outcome
-        }
+        guard let destination = parseDestination(&outcome) else { return outcome }
 
         var simulator: SimulatorControl?
         do {
-            // 1–2. Preparation counts as the build phase (its deadline failures are infra).
+            // 1–3. Preparation and the build count as the build phase (preparation failures are infra).
             progress(.phaseStarted(.build))
             defer { progress(.phaseFinished(.build)) }
-            let (developerDir, version) = try await selectXcode(progress: progress)
-            outcome.developerDir = developerDir
-            outcome.xcode = version
-            progress(.note("\(hostName): Xcode \(version)\(developerDir.map { " at \($0)" } ?? " (xcode-select)")"))
+            try await selectXcode(&outcome, progress: progress)
+            if input.needsBuild {
+                guard try await buildStep(destination, &outcome, output: output, progress: progress) else { return outcome }
+            }
             if destination.needsSimulator {
-                let control = SimulatorControl(developerDir: developerDir, host: hostName)
+                let control = SimulatorControl(developerDir: outcome.developerDir, host: hostName)
                 simulator = control
                 let (udid, created) = try await prepareSimulator(control, destination: destination, outcome: &outcome, progress: progress)
                 outcome.simulatorUDID = udid
@@ -160,38 +189,41 @@ public struct XcodebuildJob: Sendable {
             return outcome
         }
 
-        // 3. xcodebuild test.
+        // 4. The .xctestrun, then xcodebuild test-without-building.
         let driver = XcodebuildDriver(developerDir: outcome.developerDir)
         let watcher = StreamWatcher()
         do {
             progress(.phaseStarted(.test))
             defer { progress(.phaseFinished(.test)) }
-            let list = try await capture(driver.listCommand, deadlines.query)
-            let scheme = XcodebuildDriver.chooseScheme(listOutput: list.stdout, packageName: input.packageName, testTarget: input.testTarget)
-            progress(.note("\(hostName): xcodebuild scheme \(scheme)"))
-            let command = driver.testCommand(scheme: scheme, destination: destination.xcodebuildValue(udid: outcome.simulatorUDID),
-                                             jobDirectory: directory, testTarget: input.testTarget, onlyTesting: input.onlyTesting)
+            guard let xctestrun = try await findXctestrun(destination, &outcome, progress: progress) else {
+                await cleanUp(simulator, outcome: &outcome, progress: progress)
+                return outcome
+            }
+            let command = driver.testWithoutBuildingCommand(xctestrun: xctestrun, destination: destination.xcodebuildValue(udid: outcome.simulatorUDID),
+                                                            jobDirectory: directory, testTarget: input.testTarget, onlyTesting: input.onlyTesting,
+                                                            environment: input.testEnvironment)
             progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
+            outcome.terminationPhase = .test
             let termination = try await shell.run(command, in: directory, deadlines: deadlines.test) { chunk in
                 watcher.consume(chunk)
                 output(chunk)
             }
             outcome.termination = termination
             if case .connectionLost(let why) = termination {
-                outcome.infraError = RemoteShellError(.connect, host: hostName, "connection lost during xcodebuild test: \(why)")
+                outcome.infraError = RemoteShellError(.connect, host: hostName, "connection lost during xcodebuild test-without-building: \(why)")
             } else if let marker = watcher.wedgeMarker, simulator != nil {
-                outcome.infraError = RemoteShellError(.command, host: hostName, "simulator wedged during xcodebuild test (\"\(marker)\"); reset with `xcrun simctl shutdown all`")
+                outcome.infraError = RemoteShellError(.command, host: hostName, "simulator wedged during xcodebuild test-without-building (\"\(marker)\"); reset with `xcrun simctl shutdown all`")
             }
         } catch is CancellationError {
             outcome.termination = .cancelled
         } catch {
-            outcome.infraError = asInfra(error, doing: "running xcodebuild test")
+            outcome.infraError = asInfra(error, doing: "running xcodebuild test-without-building")
         }
         if let sim = simulator, outcome.infraError?.message.hasPrefix("simulator wedged") == true {
             _ = try? await capture(sim.shutdownAllCommand, deadlines.cleanup)
         }
 
-        // 4. Result bundle (not after a lost connection or a cancellation: nothing reliable to read).
+        // 5. Result bundle (not after a lost connection or a cancellation: nothing reliable to read).
         switch outcome.termination {
         case .exited?, .signaled?, .timedOut?:
             progress(.phaseStarted(.fetch))
@@ -201,12 +233,115 @@ public struct XcodebuildJob: Sendable {
             break
         }
 
-        // 5. Simulator cleanup.
+        // 6. Simulator cleanup.
         await cleanUp(simulator, outcome: &outcome, progress: progress)
         return outcome
     }
 
+    /// The build alone, for the owner of a shared build (see the type's comment): toolchain, scheme,
+    /// `build-for-testing` into `derivedDataPath`. No simulator, no tests. A failed build comes back
+    /// as `termination` (phase `.build`) with a `.buildError` in `extraEvents`; a host problem as
+    /// `infraError`. `output` receives the build's output.
+    public func build(output: @escaping @Sendable (OutputChunk) -> Void,
+                      progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
+        var outcome = Outcome()
+        guard let destination = parseDestination(&outcome) else { return outcome }
+        progress(.phaseStarted(.build))
+        defer { progress(.phaseFinished(.build)) }
+        do {
+            try await selectXcode(&outcome, progress: progress)
+            _ = try await buildStep(destination, &outcome, output: output, progress: progress)
+        } catch is CancellationError {
+            outcome.termination = .cancelled
+        } catch {
+            outcome.infraError = asInfra(error, doing: "building for testing")
+        }
+        return outcome
+    }
+
     // MARK: Steps
+
+    private func parseDestination(_ outcome: inout Outcome) -> XcodeDestination? {
+        do {
+            guard let text = input.suite.destination else { throw XcodeDestinationError(destination: "", problem: "the suite has no destination") }
+            return try XcodeDestination.parse(text)
+        } catch {
+            outcome.extraEvents = [.buildError(file: nil, line: nil, message: "xcfleet: suite '\(input.suite.name)': \(error)")]
+            return nil
+        }
+    }
+
+    private func selectXcode(_ outcome: inout Outcome, progress: @Sendable (Progress) -> Void) async throws {
+        let (developerDir, version) = try await selectXcode(progress: progress)
+        outcome.developerDir = developerDir
+        outcome.xcode = version
+        progress(.note("\(hostName): Xcode \(version)\(developerDir.map { " at \($0)" } ?? " (xcode-select)")"))
+    }
+
+    /// `xcodebuild -list -json`, then `build-for-testing`. Returns whether the build succeeded; a
+    /// failed build leaves `termination` (phase `.build`) and a `.buildError` in `outcome`.
+    private func buildStep(_ destination: XcodeDestination, _ outcome: inout Outcome,
+                           output: @escaping @Sendable (OutputChunk) -> Void, progress: @Sendable (Progress) -> Void) async throws -> Bool {
+        let driver = XcodebuildDriver(developerDir: outcome.developerDir)
+        let list = try await capture(driver.listCommand, deadlines.query)
+        let scheme = XcodebuildDriver.chooseScheme(listOutput: list.stdout, packageName: input.packageName, testTarget: input.testTarget)
+        outcome.scheme = scheme
+        progress(.note("\(hostName): xcodebuild scheme \(scheme)"))
+        let command = driver.buildForTestingCommand(scheme: scheme, destination: destination.buildValue, derivedDataPath: derivedDataPath)
+        progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
+        let sawError = BuildErrorWatcher()
+        let termination = try await shell.run(command, in: directory, deadlines: deadlines.build) { chunk in
+            sawError.consume(chunk)
+            output(chunk)
+        }
+        switch termination {
+        case .exited(0):
+            return true
+        case .exited(let code):
+            outcome.termination = termination
+            outcome.terminationPhase = .build
+            if !sawError.found {
+                outcome.extraEvents.append(.buildError(file: nil, line: nil, message: "xcodebuild build-for-testing exited with status \(code)"))
+            }
+        case .connectionLost(let why):
+            throw RemoteShellError(.connect, host: hostName, "connection lost during xcodebuild build-for-testing: \(why)")
+        case .cancelled:
+            throw CancellationError()
+        case .timedOut, .signaled:
+            outcome.termination = termination
+            outcome.terminationPhase = .build
+        }
+        return false
+    }
+
+    /// Lists `<DerivedData>/Build/Products` and picks the `.xctestrun`. None: after a build in this
+    /// attempt a build error (the package built but produced no test run for this destination: red,
+    /// not retried); from a build made earlier (the cache) an infra error (that build is unusable).
+    private func findXctestrun(_ destination: XcodeDestination, _ outcome: inout Outcome,
+                               progress: @Sendable (Progress) -> Void) async throws -> String? {
+        let products = XcodebuildDriver.productsPath(derivedDataPath: derivedDataPath)
+        let listing = try await capture(XcodebuildDriver.productsListingCommand(derivedDataPath: derivedDataPath), deadlines.query)
+        if case .connectionLost(let why) = listing.termination {
+            throw RemoteShellError(.connect, host: hostName, "connection lost while listing \(products): \(why)")
+        }
+        var preferred = [input.packageName + "-Package", input.testTarget]
+        if let scheme = outcome.scheme { preferred.insert(scheme, at: 0) }
+        do {
+            let name = try XctestrunPicker.choose(listing: listing.termination == .exited(0) ? listing.stdout : "",
+                                                  destination: destination, preferredSchemes: preferred, productsPath: products)
+            let path = XcodebuildDriver.join(products, name)
+            outcome.xctestrun = path
+            progress(.note("\(hostName): testing from \(name)"))
+            return path
+        } catch let error as XctestrunError {
+            if input.needsBuild {
+                outcome.extraEvents.append(.buildError(file: nil, line: nil, message: "xcfleet: \(error)"))
+            } else {
+                outcome.infraError = RemoteShellError(.command, host: hostName, "the cached build is unusable: \(error)")
+            }
+            return nil
+        }
+    }
 
     private func selectXcode(progress: @Sendable (Progress) -> Void) async throws -> (String?, XcodeVersion) {
         let toolchain = try XcodeToolchain.resolve(suite: input.suite, host: shell.host)
@@ -401,6 +536,24 @@ private final class CaptureSink: @unchecked Sendable {
     func text(_ stream: OutputStreamKind) -> String {
         lock.lock(); defer { lock.unlock() }
         return String(decoding: stream == .stdout ? out : err, as: UTF8.self)
+    }
+}
+
+/// Whether build output contained a compiler error line (then the parsed errors speak for the build).
+private final class BuildErrorWatcher: @unchecked Sendable {
+    private let lock = NSLock()
+    private var parser = OutputParser()
+    private var sawError = false
+
+    func consume(_ chunk: OutputChunk) {
+        lock.lock(); defer { lock.unlock() }
+        for e in parser.consume(chunk.bytes) { if case .buildError = e { sawError = true } }
+    }
+
+    var found: Bool {
+        lock.lock(); defer { lock.unlock() }
+        for e in parser.finish() { if case .buildError = e { sawError = true } }
+        return sawError
     }
 }
 

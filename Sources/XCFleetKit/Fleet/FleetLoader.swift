@@ -156,6 +156,9 @@ public enum FleetLoader {
                 if s.isEmpty || s.utf8.count > 100 || !s.unicodeScalars.allSatisfy(isNameScalar) {
                     r.report("must be 1 to 100 letters, digits, '.', '_' or '-' (got '\(SchemaReader.excerpt(s))')", field)
                     ok = false
+                } else if let problem = PlanLoader.suiteNameProblem(s) {
+                    r.report("\(problem) (got '\(SchemaReader.excerpt(s))'); host names become folder and file names", field)
+                    ok = false
                 } else if let (first, position) = seen[s] {
                     r.report("duplicate host name '\(s)' (also hosts[\(first)] at line \(position.line)); give each host its own name", field)
                     ok = false
@@ -322,6 +325,10 @@ public enum FleetLoader {
             guard let valueField = r.required(object, "value", hint: "give the variable's value as a string") else { return nil }
             guard case .string(let s) = valueField.node.value else {
                 r.report("expected a string, got \(valueField.node.value.kindDescription)\(secret ? " (secret value)" : "")", valueField)
+                return nil
+            }
+            if secret && s.count < Redactor.minimumLength {
+                r.report("a secret value must be at least \(Redactor.minimumLength) characters (shorter ones cannot be told apart from ordinary output, so they could not be redacted); use a longer value or drop \"secret\"", valueField)
                 return nil
             }
             return EnvironmentValue(s, secret: secret)

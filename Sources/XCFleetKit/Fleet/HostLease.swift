@@ -72,6 +72,8 @@ public struct LeaseAcquisition: Equatable, Sendable {
     public var reclaimed: [Reclaimed]
     /// Per-slot failures (`slot 2: cannot create …`).
     public var errors: [String]
+    /// Process records of dead runs this call reaped (`ProcessRecordScript`): `token pgid status`.
+    public var reaped: [String] = []
 }
 
 /// Slot leases held on the hosts themselves, so xcfleet processes sharing a fleet (even from
@@ -158,6 +160,7 @@ public actor HostLeaseManager {
         var result = LeaseAcquisition(slots: [], busy: [], reclaimed: [], errors: [])
         var got = held[host]?.slots ?? []
         for line in lines {
+            if line.first == "reaped", line.count >= 4 { result.reaped.append(line.dropFirst().joined(separator: " ")); continue }
             guard let kind = line.first, line.count >= 2, let slot = Int(line[1]) else { continue }
             switch kind {
             case "acquired", "held":
@@ -177,6 +180,19 @@ public actor HostLeaseManager {
         result.slots = got.sorted()
         ensureHeartbeatsIfStarted()
         return result
+    }
+
+    /// This manager's lease id on `host` (names its process records there), nil before `acquire`.
+    public func leaseID(host: String) -> String? { held[host]?.lease }
+
+    /// Kills and removes this manager's process records on `shell`'s host except `keep` (tokens of
+    /// attempts still running there): for a host that is reachable again after a lost connection.
+    /// Returns `token pgid status` per record reaped.
+    public func reapOwnRecords(shell: any RemoteShell, keep: [String]) async throws -> [String] {
+        guard let h = held[shell.host.name] else { return [] }
+        let lines = try await Self.perform(ProcessRecordScript.reap(leaseRoot: h.root, lease: h.lease, keep: keep),
+                                           on: shell, deadlines: commandDeadlines)
+        return lines.filter { $0.first == "reaped" && $0.count >= 4 }.map { $0.dropFirst().joined(separator: " ") }
     }
 
     /// Slots held on `host`, ascending.

@@ -17,10 +17,12 @@ import Foundation
 /// Arguments are positional (never spliced into the script): `MODE ROOT …`
 /// - `acquire ROOT WANT RUN LEASE HOST PID TTL DEADLEASES` (comma-separated lease ids)
 /// - `heartbeat ROOT RUN LEASE SLOTS` / `release ROOT RUN LEASE SLOTS` (comma-separated numbers)
+/// - `finish ROOT LEASE TOKEN` / `reap ROOT LEASE KEEP`: process records (`ProcessRecordScript`);
+///   `acquire` also reaps the records of every lease no live slot lease holds.
 ///
 /// Output: one tab-separated line per slot: `acquired N`, `held N` (already ours),
 /// `busy N RUN LEASE HOST PID AGE`, `reclaimed N RUN LEASE HOST PID WHY`, `ok N`, `lost N`,
-/// `released N`, `notours N`, `error N WHY`; a failure of the whole command is `fatal WHY`, exit 3.
+/// `released N`, `notours N`, `error N WHY`, `reaped TOKEN PGID STATUS`; a failure of the whole command is `fatal WHY`, exit 3.
 enum HostLeaseScript {
     static let directoryName = ".xcfleet-leases"
 
@@ -40,8 +42,11 @@ enum HostLeaseScript {
 
     /// `sh -c 'exec perl -e "$0" -- "$@"' SCRIPT ARGS…`: the script and every value travel as arguments.
     static func command(_ arguments: [String]) -> ShellCommand {
-        ShellCommand(["sh", "-c", "exec perl -e \"$0\" -- \"$@\"", perl] + arguments)
+        ShellCommand(["sh", "-c", "exec perl -e \"$0\" -- \"$@\"", script] + arguments)
     }
+
+    /// `perl` with the process-record subs (`ProcessRecordScript.perlSubs`) in place.
+    static let script = perl.replacingOccurrences(of: "#XCFLEET-PROCESS-RECORD-SUBS#\n", with: ProcessRecordScript.perlSubs)
 
     /// Keeps a value usable in a `key=value` line and a tab-separated reply.
     static func clean(_ value: String) -> String {
@@ -92,6 +97,7 @@ sub discard {
   return 1;
 }
 sub fields { my ($h) = @_; return map { $h->{$_} // '' } qw(run lease host pid); }
+#XCFLEET-PROCESS-RECORD-SUBS#
 my @slots;
 if ($mode eq 'acquire') {
   my ($want, $run, $lease, $host, $pid, $ttl, $dead) = @ARGV;
@@ -128,6 +134,33 @@ if ($mode eq 'acquire') {
     } else {
       print "error\t$n\tcannot create $dir: $!\n";
     }
+  }
+  # Process records of leases no live slot lease holds any more (dead runs): kill and remove.
+  my %live = ($lease => 1);
+  if (opendir(my $dh, $root)) {
+    for my $e (readdir $dh) {
+      next unless $e =~ /^slot-\d+$/;
+      my $h = holder("$root/$e") or next;
+      my $l = $h->{lease} // '';
+      $live{$l} = 1 if !$dead{$l} && $now - $h->{heartbeat} <= $ttl;
+    }
+    closedir $dh;
+  }
+  if (opendir(my $ph, "$root/procs")) {
+    my @leases = grep { !/^\./ } readdir $ph;
+    closedir $ph;
+    for my $l (sort @leases) { reap_lease_dir("$root/procs/$l", {}, 1) unless $live{$l}; }
+  }
+} elsif ($mode eq 'finish' || $mode eq 'reap') {
+  my ($lease, $arg) = @ARGV;
+  fatal("bad $mode arguments") unless defined $arg && $lease =~ /^[A-Za-z0-9._:@+-]+$/ && $lease !~ /^\./;
+  my $dir = "$root/procs/$lease";
+  if ($mode eq 'finish') {
+    fatal("bad record name") unless $arg =~ /^[A-Za-z0-9._:@+-]+$/ && $arg !~ /^\./;
+    if (-e "$dir/$arg") { my ($g, $st) = reap_record("$dir/$arg"); print join("\t", 'reaped', $arg, $g, $st), "\n"; }
+  } else {
+    my %keep = map { $_ => 1 } grep { $_ ne '' } split /,/, $arg;
+    reap_lease_dir($dir, \%keep, 0);
   }
 } elsif ($mode eq 'heartbeat' || $mode eq 'release') {
   my ($run, $lease, $list) = @ARGV;

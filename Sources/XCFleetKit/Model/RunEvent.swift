@@ -26,8 +26,11 @@ public struct RunStarted: Equatable, Codable, Sendable {
     public var xcfleetVersion: String
     public var suites: [SuiteSpec]
     public var hosts: [String]
+    /// The commit's forge (GitHub Actions), for links from report.html to repository files.
+    public var forge: ForgeLink?
 
-    public init(runID: String, planName: String, planPath: String, startedAt: String, xcfleetVersion: String, suites: [SuiteSpec], hosts: [String]) {
+    public init(runID: String, planName: String, planPath: String, startedAt: String, xcfleetVersion: String, suites: [SuiteSpec], hosts: [String], forge: ForgeLink? = nil) {
+        self.forge = forge
         self.runID = runID
         self.planName = planName
         self.planPath = planPath
@@ -107,8 +110,17 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case attemptEnded(AttemptRef, AttemptEnded)
         case jobUnschedulable(jobID: String, reason: String)
         case hostSetAside(host: String, reason: String)
+        /// A connection to the host was lost: no new attempts there until a fresh health check passes.
+        case hostProbation(host: String, reason: String)
+        /// A host on probation or set aside passed its health check again and takes jobs.
+        case hostRejoined(host: String)
         /// A free-form line for the report's log section (already redacted).
         case note(String)
         case runFinished(interrupted: Bool)
+        /// Where each file of a job's rendered package came from (written after `jobPlanned`).
+        case sourceMap(jobID: String, map: SourceMap)
+        /// Host folders an attempt's package lives in (its job folder, build folders): the
+        /// prefixes `LocationMapper` strips from paths the host prints.
+        case hostPaths(AttemptRef, prefixes: [String])
     }
 }

@@ -10,11 +10,14 @@ public struct FailureDetail: Equatable, Codable, Sendable {
     public var file: String?
     public var line: Int?
     public var message: String
+    /// Where it points in the repository, with the host's original path (set by `LocationMapper`).
+    public var location: SourceLocation?
 
-    public init(file: String? = nil, line: Int? = nil, message: String) {
+    public init(file: String? = nil, line: Int? = nil, message: String, location: SourceLocation? = nil) {
         self.file = file
         self.line = line
         self.message = message
+        self.location = location
     }
 }
 
@@ -134,7 +137,31 @@ public struct RunReport: Equatable, Codable, Sendable {
     /// One line: "all gates green", or why not.
     public var verdictLine: String
     public var notes: [String]
+    /// Where report.html links repository locations to (from the run's start event).
+    public var forge: ForgeLink? = nil
+    /// When hosts left (set aside, on probation) and rejoined, in order; nil when none did.
+    public var hostChanges: [HostChange]? = nil
 
     public var gates: [SuiteReport] { suites.filter { $0.spec.kind == .gate } }
     public var probes: [SuiteReport] { suites.filter { $0.spec.kind == .probe } }
+}
+
+/// A host leaving or rejoining the run (from `hostSetAside`, `hostProbation`, `hostRejoined` events).
+public struct HostChange: Equatable, Codable, Sendable {
+    public enum Change: String, Codable, Sendable {
+        case setAside = "set-aside", probation, rejoined
+    }
+
+    /// Seconds since the run started.
+    public var t: Double
+    public var host: String
+    public var change: Change
+    public var reason: String?
+
+    public init(t: Double, host: String, change: Change, reason: String?) {
+        self.t = t
+        self.host = host
+        self.change = change
+        self.reason = reason
+    }
 }

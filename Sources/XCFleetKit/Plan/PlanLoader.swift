@@ -87,6 +87,8 @@ public enum PlanLoader {
            let s = r.string(field) {
             if s.isEmpty || s.utf8.count > 100 || !s.unicodeScalars.allSatisfy(isSuiteNameScalar) {
                 r.report("must be 1 to 100 letters, digits, '.', '_' or '-' (got '\(SchemaReader.excerpt(s))')", field)
+            } else if let problem = suiteNameProblem(s) {
+                r.report("\(problem) (got '\(SchemaReader.excerpt(s))'); suite names become folder and file names", field)
             } else if let (first, position) = seen[s] {
                 r.report("duplicate suite name '\(s)' (also suites[\(first)] at line \(position.line)); give each suite its own name", field)
             } else {
@@ -130,7 +132,8 @@ public enum PlanLoader {
                          retries: RetryPolicy(infrastructure: merged.infrastructureRetries ?? baseRetries.infrastructure,
                                               testFailures: merged.testFailureRetries ?? baseRetries.testFailures),
                          allowFlaky: merged.allowFlaky ?? false, mutants: mutants, timeouts: timeouts,
-                         destination: merged.destination, xcode: merged.xcode)
+                         destination: merged.destination, xcode: merged.xcode,
+                         secretParameters: merged.secret.isEmpty ? nil : merged.secret.sorted())
     }
 
     /// The suite keys shared by suites and `defaults` (everything but name and template).
@@ -145,8 +148,23 @@ public enum PlanLoader {
                              at: path, member.keyPosition)
                     continue
                 }
-                if let value = parameterValue(SchemaField(node: member.value, path: path), reader: &r) {
+                let field = SchemaField(node: member.value, path: path)
+                if case .object = member.value.value {
+                    // {"value": …, "secret": true}: the value reaches the test process only.
+                    guard let object = r.object(field) else { continue }
+                    r.checkKeys(object, allowed: ["value", "secret"])
+                    let secret = object.field("secret").flatMap { r.bool($0) } ?? false
+                    guard let valueField = r.required(object, "value", hint: "give the parameter's value") else { continue }
+                    guard let value = parameterValue(valueField, reader: &r, quote: !secret) else { continue }
+                    if secret && value.text.count < Redactor.minimumLength {
+                        r.report("a secret value must be at least \(Redactor.minimumLength) characters (shorter ones cannot be told apart from ordinary output, so they could not be redacted); use a longer value or drop \"secret\"", valueField)
+                        continue
+                    }
                     f.parameters[member.key] = value
+                    if secret { f.secret.insert(member.key) } else { f.notSecret.insert(member.key) }
+                } else if let value = parameterValue(field, reader: &r) {
+                    f.parameters[member.key] = value
+                    f.notSecret.insert(member.key)
                 }
             }
         }
@@ -198,19 +216,28 @@ public enum PlanLoader {
         return f
     }
 
-    private static func parameterValue(_ field: SchemaField, reader r: inout SchemaReader) -> PlanValue? {
+    /// A scalar parameter value; `quote: false` (secret values) never quotes the value in messages.
+    private static func parameterValue(_ field: SchemaField, reader r: inout SchemaReader, quote: Bool = true) -> PlanValue? {
         switch field.node.value {
         case .string(let s): return .string(s)
         case .bool(let b): return .bool(b)
         case .number(let n):
             if n.isIntegerLiteral, let i = Int(n.literal) { return .int(i) }
             if let d = n.doubleValue { return .double(d) }
-            r.report("number out of range (got \(SchemaReader.excerpt(n.literal)))", field)
+            r.report(quote ? "number out of range (got \(SchemaReader.excerpt(n.literal)))" : "number out of range (secret value)", field)
             return nil
         case .null, .array, .object:
-            r.report("expected a string, number or bool, got \(field.node.value.kindDescription)", field)
+            r.report("expected a string, number or bool, or {\"value\": …, \"secret\": true}, got \(field.node.value.kindDescription)", field)
             return nil
         }
+    }
+
+    /// Suite names name folders (`render --out`, job directories): a plain path component that
+    /// is not hidden, so never `.` or `..`.
+    static func suiteNameProblem(_ s: String) -> String? {
+        if s == "." || s == ".." { return "must not be '.' or '..'" }
+        if s.hasPrefix(".") { return "must not start with '.'" }
+        return SafePath.componentProblem(s).map { "must be a plain file name: it \($0)" }
     }
 
     private static func isSuiteNameScalar(_ s: Unicode.Scalar) -> Bool {
@@ -222,6 +249,9 @@ public enum PlanLoader {
 private struct SuiteFields {
     var kind: SuiteKind?
     var parameters: [String: PlanValue] = [:]
+    /// Parameter names marked secret here / set here without "secret".
+    var secret: Set<String> = []
+    var notSecret: Set<String> = []
     var requires: [String]?
     var shards: Int?
     var repetitions: Int?
@@ -239,6 +269,7 @@ private struct SuiteFields {
         var m = self
         m.kind = kind ?? defaults.kind
         m.parameters = defaults.parameters.merging(parameters) { _, own in own }
+        m.secret = defaults.secret.subtracting(notSecret).union(secret)
         m.requires = requires ?? defaults.requires
         m.shards = shards ?? defaults.shards
         m.repetitions = repetitions ?? defaults.repetitions

@@ -14,6 +14,11 @@ public struct TestPlan: Equatable, Codable, Sendable {
         self.suites = suites
         self.sourcePath = sourcePath
     }
+
+    /// Every parameter value marked secret, as text (they are redacted from events, logs and reports).
+    public var secretValues: [String] {
+        Array(Set(suites.flatMap { suite in (suite.secretParameters ?? []).compactMap { suite.parameters[$0]?.text } })).sorted()
+    }
 }
 
 /// Gates decide the exit code; probes only record diagnostics.
@@ -44,6 +49,28 @@ public enum PlanValue: Equatable, Codable, Sendable {
         case .double(let d): try c.encode(d)
         case .bool(let b): try c.encode(b)
         }
+    }
+}
+
+extension PlanValue {
+    /// The value as text (what a secret looks like in output).
+    public var text: String {
+        switch self {
+        case .string(let s): return s
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .bool(let b): return String(b)
+        }
+    }
+}
+
+extension SuiteSpec {
+    /// This suite with every secret parameter's value replaced by `[redacted]` (for events and reports).
+    public var redactingSecrets: SuiteSpec {
+        guard let names = secretParameters, !names.isEmpty else { return self }
+        var copy = self
+        for name in names where copy.parameters[name] != nil { copy.parameters[name] = .string("[redacted]") }
+        return copy
     }
 }
 
@@ -90,6 +117,9 @@ public struct SuiteSpec: Equatable, Codable, Sendable {
     public var kind: SuiteKind
     /// Values written to the rendered package's generated settings file.
     public var parameters: [String: PlanValue]
+    /// Names of parameters marked `"secret": true`: their values reach the test process only,
+    /// never events, logs or reports (nil: none; optional so older events.jsonl still decode).
+    public var secretParameters: [String]?
     /// Capabilities a host must have (`combine`, `platform:macos`, `xcode:16.4`, …).
     public var requires: [String]
     /// Split into this many jobs of about equal duration.
@@ -110,8 +140,9 @@ public struct SuiteSpec: Equatable, Codable, Sendable {
     public init(name: String, template: String, kind: SuiteKind = .gate, parameters: [String: PlanValue] = [:],
                 requires: [String] = [], shards: Int = 1, repetitions: Int = 1, retries: RetryPolicy = RetryPolicy(),
                 allowFlaky: Bool = false, mutants: Bool = false, timeouts: PhaseTimeouts = .defaults,
-                destination: String? = nil, xcode: String? = nil) {
+                destination: String? = nil, xcode: String? = nil, secretParameters: [String]? = nil) {
         self.name = name
+        self.secretParameters = secretParameters
         self.template = template
         self.kind = kind
         self.parameters = parameters

@@ -16,6 +16,8 @@ public struct RenderedSuite: Equatable, Sendable {
     public var manifest: SuiteManifest
     /// Folder name inside the render output (`xcfleet render`).
     public var directoryName: String
+    /// Where each file came from (template, core source, generated, mutant), for `LocationMapper`.
+    public var sourceMap = SourceMap(base: .repository, entries: [])
 }
 
 public enum RenderError: Error, Equatable, CustomStringConvertible {
@@ -24,6 +26,8 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     case unreadable(String, String)
     case badMutant(String, String)
     case mutantTargetMissing(mutant: String, path: String)
+    /// Edit number `edit` (0-based) of a mutant: its `find` text occurs `occurrences` times (0, or 2 meaning "more than once").
+    case mutantDoesNotApply(mutant: String, file: String, edit: Int, find: String, occurrences: Int)
 
     public var description: String {
         switch self {
@@ -33,63 +37,123 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
             return "no template '\(name)' under Templates/ (known: \(TemplateInfo.names.sorted().joined(separator: ", ")))"
         case .unreadable(let path, let why): return "\(path): cannot read: \(why)"
         case .badMutant(let path, let why): return "\(path): not a valid mutant description: \(why)"
-        case .mutantTargetMissing(let mutant, let path): return "mutant \(mutant) replaces \(path), which the rendered package does not have"
+        case .mutantTargetMissing(let mutant, let path): return "mutant \(mutant) edits \(path), which the rendered package does not have"
+        case .mutantDoesNotApply(let mutant, let file, let edit, let find, let count):
+            var shown = find.count > 120 ? String(find.prefix(120)) + "…" : find
+            shown = shown.debugDescription
+            if count == 0 {
+                return "mutant \(mutant) does not apply: \(file) does not contain the text of edits[\(edit)].find \(shown) (the file changed; update Templates/mutants/\(mutant)/mutant.json)"
+            }
+            return "mutant \(mutant) does not apply: the text of edits[\(edit)].find occurs more than once in \(file) \(shown); it must occur exactly once (make it longer)"
         }
     }
 }
 
 /// Renders plan suites into packages: the scaffold from `Templates/package`, the `CacheContract`
-/// sources, the template's test files, one generated `XCFleetSettings.swift`, and the manifest.
+/// sources, the template's test files, one generated `XCFleetSettings.swift`, and the manifest;
+/// mutants are the gate package with a few exact edits (`MutantEdit`).
 public struct Renderer: Sendable {
     public var root: TemplateRoot
 
     public init(root: TemplateRoot) { self.root = root }
 
+    /// Files of a rendered package that never affect its build: they may differ between packages
+    /// that share one build (the manifest names the mutant; the README describes the package).
+    public static let runOnlyPaths: Set<String> = ["xcfleet-manifest.json", "README.md"]
+
+    /// Renders `suite`; with a `mutant`, the gate package with the mutant's edits (`variant(of:…)`).
+    /// Every repetition renders the same files (the repetition reaches the test process at run time
+    /// as `XCFLEET_REPETITION`, see `TestRunEnvironment`); only `directoryName` tells them apart.
     public func render(_ suite: SuiteSpec, repetition: Int = 0, mutant: MutantSpec? = nil) throws -> RenderedSuite {
+        var out = try renderGate(suite)
+        if let mutant { out = try variant(of: out, suite: suite, mutant: mutant) }
+        if suite.repetitions > 1 { out.directoryName += "-rep\(repetition)" }
+        return out
+    }
+
+    /// The gate package of `suite`: scaffold, `CacheContract` sources, the template's test files, the
+    /// generated `XCFleetSettings.swift` and the manifest.
+    public func renderGate(_ suite: SuiteSpec) throws -> RenderedSuite {
         guard let info = TemplateInfo.named(suite.template) else { throw RenderError.unknownTemplate(suite.template) }
-        let packageName = Renderer.packageName(for: suite.name)
-        var files: [String: WorkspaceFile] = [:]
+        var files = try scaffold(suite, info: info, mutant: nil)
+        for (rel, data) in try readTree(root.cacheContractSources) where rel.hasSuffix(".swift") {
+            files["Sources/CacheContract/\(rel)"] = data
+        }
+        let testDir = "Tests/\(info.testTarget)"
+        for (rel, data) in try readTree(root.templates.appendingPathComponent(suite.template)) where rel.hasSuffix(".swift") {
+            files["\(testDir)/\(rel)"] = data
+        }
+        files["\(testDir)/XCFleetSettings.swift"] = Data(Renderer.settingsFile(suite: suite).utf8)
+        var out = finish(suite, info: info, mutant: nil, files: files, directoryName: suite.name)
+        // Where each file came from, relative to the repository root (see `SourceMap`).
+        let (base, prefix) = root.sourceBase()
+        var entries: [SourceMapEntry] = []
+        for path in files.keys {
+            let origin: SourceOrigin
+            if path == "\(testDir)/XCFleetSettings.swift" { origin = .generated("XCFleetSettings.swift") }
+            else if path.hasPrefix("Sources/CacheContract/") { origin = .core(prefix + path) }
+            else if path.hasPrefix(testDir + "/") { origin = .template("\(prefix)Templates/\(suite.template)/\(path.dropFirst(testDir.count + 1))") }
+            else { origin = .template("\(prefix)Templates/package/\(path)") }
+            entries.append(SourceMapEntry(path: path, origin: origin))
+        }
+        entries.append(SourceMapEntry(path: "xcfleet-manifest.json", origin: .generated("xcfleet-manifest.json")))
+        out.sourceMap = SourceMap(base: base, entries: entries)
+        return out
+    }
+
+    /// A mutant of a rendered gate package: the gate's files with the mutant's edits applied, its
+    /// README note and manifest. Only the scaffold is read again; a patch that no longer applies is a
+    /// `RenderError` naming the mutant and the file.
+    public func variant(of gate: RenderedSuite, suite: SuiteSpec, mutant: MutantSpec) throws -> RenderedSuite {
+        guard let info = TemplateInfo.named(suite.template) else { throw RenderError.unknownTemplate(suite.template) }
+        var files: [String: Data] = [:]
+        for f in gate.workspace.files { files[f.path] = f.contents }
+        for (rel, data) in try scaffold(suite, info: info, mutant: mutant) { files[rel] = data }
+        try MutantEdit.apply(mutant.edits, mutant: mutant.id, to: &files)
+        var out = finish(suite, info: info, mutant: mutant, files: files, directoryName: "\(suite.name)-mutant-\(mutant.id)")
+        // An edited file names the mutant and the original; its lines map back around the edits.
+        var entries = gate.sourceMap.entries
+        for i in entries.indices where mutant.files.contains(entries[i].path) {
+            let original: String
+            switch entries[i].origin {
+            case .template(let p), .core(let p), .generated(let p): original = p
+            case .mutant(_, let o, _): original = o
+            }
+            let before = gate.workspace.file(entries[i].path)?.contents ?? Data()
+            entries[i] = SourceMapEntry(path: entries[i].path, origin: .mutant(id: mutant.id, original: original, replacement: nil),
+                                        edits: LineEdit.between(original: before, rendered: files[entries[i].path] ?? Data()))
+        }
+        out.sourceMap = SourceMap(base: gate.sourceMap.base, entries: entries)
+        return out
+    }
+
+    /// `Templates/package/*` with the suite's names filled in.
+    private func scaffold(_ suite: SuiteSpec, info: TemplateInfo, mutant: MutantSpec?) throws -> [String: Data] {
         let substitutions = [
-            "{{SUITE}}": suite.name, "{{PACKAGE_NAME}}": packageName, "{{TEST_TARGET}}": info.testTarget,
+            "{{SUITE}}": suite.name, "{{PACKAGE_NAME}}": Renderer.packageName(for: suite.name), "{{TEST_TARGET}}": info.testTarget,
             "{{TEMPLATE}}": suite.template, "{{MUTANT_NOTE}}": mutant.map { "; mutant \($0.id): \($0.fault)" } ?? "",
         ]
+        var files: [String: Data] = [:]
         for (rel, data) in try readTree(root.templates.appendingPathComponent("package")) {
             var text = String(decoding: data, as: UTF8.self)
             for (k, v) in substitutions { text = text.replacingOccurrences(of: k, with: v) }
-            files[rel] = WorkspaceFile(path: rel, contents: Data(text.utf8))
+            files[rel] = Data(text.utf8)
         }
-        for (rel, data) in try readTree(root.cacheContractSources) where rel.hasSuffix(".swift") {
-            let path = "Sources/CacheContract/\(rel)"
-            files[path] = WorkspaceFile(path: path, contents: data)
-        }
-        let testDir = "Tests/\(info.testTarget)"
-        var testFiles: [(String, Data)] = []
-        for (rel, data) in try readTree(root.templates.appendingPathComponent(suite.template)) where rel.hasSuffix(".swift") {
-            testFiles.append((rel, data))
-            files["\(testDir)/\(rel)"] = WorkspaceFile(path: "\(testDir)/\(rel)", contents: data)
-        }
-        let settingsPath = "\(testDir)/XCFleetSettings.swift"
-        files[settingsPath] = WorkspaceFile(path: settingsPath, contents: Data(Renderer.settingsFile(suite: suite, repetition: repetition, mutant: mutant?.id).utf8))
-        if let mutant {
-            let replacement = root.templates.appendingPathComponent("mutants").appendingPathComponent(mutant.id).appendingPathComponent(mutant.file)
-            guard files[mutant.replaces] != nil else { throw RenderError.mutantTargetMissing(mutant: mutant.id, path: mutant.replaces) }
-            guard let data = FileManager.default.contents(atPath: replacement.path) else { throw RenderError.unreadable(replacement.path, "missing mutant file") }
-            files[mutant.replaces] = WorkspaceFile(path: mutant.replaces, contents: data)
-            if mutant.replaces.hasPrefix(testDir + "/") {
-                testFiles.removeAll { "\(testDir)/\($0.0)" == mutant.replaces }
-                testFiles.append((String(mutant.replaces.dropFirst(testDir.count + 1)), data))
-            }
-        }
-        let tests = testFiles.sorted { $0.0 < $1.0 }.flatMap { Renderer.scanTests(String(decoding: $0.1, as: UTF8.self)) }
+        return files
+    }
+
+    /// Adds the manifest (tests scanned from the package's test files, in path order).
+    private func finish(_ suite: SuiteSpec, info: TemplateInfo, mutant: MutantSpec?, files: [String: Data], directoryName: String) -> RenderedSuite {
+        var files = files
+        let testDir = "Tests/\(info.testTarget)/"
+        let tests = files.filter { $0.key.hasPrefix(testDir) && $0.key.hasSuffix(".swift") }.sorted { $0.key < $1.key }
+            .flatMap { Renderer.scanTests(String(decoding: $0.value, as: UTF8.self)) }
         let manifest = SuiteManifest(suite: suite.name, template: suite.template, testTarget: info.testTarget, mutant: mutant?.id, tests: tests)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let manifestData = (try? encoder.encode(manifest)) ?? Data()
-        files["xcfleet-manifest.json"] = WorkspaceFile(path: "xcfleet-manifest.json", contents: manifestData + Data([0x0A]))
-        var dirName = suite.name
-        if let mutant { dirName += "-mutant-\(mutant.id)" }
-        if suite.repetitions > 1 { dirName += "-rep\(repetition)" }
-        return RenderedSuite(workspace: Workspace(files: Array(files.values)), manifest: manifest, directoryName: dirName)
+        files["xcfleet-manifest.json"] = ((try? encoder.encode(manifest)) ?? Data()) + Data([0x0A])
+        let workspace = Workspace(files: files.map { WorkspaceFile(path: $0.key, contents: $0.value) })
+        return RenderedSuite(workspace: workspace, manifest: manifest, directoryName: directoryName)
     }
 
     /// A SwiftPM-safe package name from a suite name.
@@ -121,8 +185,10 @@ public struct Renderer: Sendable {
         return out
     }
 
-    /// The one generated settings file: the plan's parameters as typed Swift dictionaries.
-    public static func settingsFile(suite: SuiteSpec, repetition: Int, mutant: String?) -> String {
+    /// The one generated settings file: the plan's parameters as typed Swift dictionaries. Nothing
+    /// that only steers a test run (repetition, shard, mutant id) is compiled in, so repetitions and
+    /// shards of a suite share one build.
+    public static func settingsFile(suite: SuiteSpec) -> String {
         func lit(_ s: String) -> String {
             var out = "\""
             for u in s.unicodeScalars {
@@ -147,8 +213,6 @@ public struct Renderer: Sendable {
             case .bool(let b): bools[k] = b
             }
         }
-        ints["repetition"] = repetition
-        if let mutant { strings["mutant"] = mutant }
         func dict<V>(_ d: [String: V], _ render: (V) -> String) -> String {
             if d.isEmpty { return "[:]" }
             return "[\n" + d.sorted { $0.key < $1.key }.map { "        \(lit($0.key)): \(render($0.value)),\n" }.joined() + "    ]"

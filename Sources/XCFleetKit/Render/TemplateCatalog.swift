@@ -1,4 +1,5 @@
 import Foundation
+import SSHClient
 
 /// Where xcfleet's pushed files live: a folder holding `Templates/` and `Sources/CacheContract/`.
 ///
@@ -79,7 +80,8 @@ public struct TemplateInfo: Equatable, Sendable {
     public static var names: Set<String> { Set(all.map(\.name)) }
 }
 
-/// A deliberately broken variant (CONTRACT.md M): one file of a rendered package replaced.
+/// A deliberately broken variant (CONTRACT.md M): the rendered gate package with a few exact
+/// text edits applied (`Templates/mutants/<id>/mutant.json`; format in docs/templates.md).
 public struct MutantSpec: Equatable, Codable, Sendable {
     public var id: String
     /// What is broken, in words ("key without the account field").
@@ -87,10 +89,65 @@ public struct MutantSpec: Equatable, Codable, Sendable {
     public var contract: String
     /// The template whose gate suite must kill it.
     public var template: String
-    /// Path inside the rendered package that the mutant replaces.
-    public var replaces: String
-    /// The replacement file, next to `mutant.json`.
-    public var file: String
+    /// The edits, applied in order to the rendered package (`MutantEdit`).
+    public var edits: [MutantEdit]
+
+    public init(id: String, fault: String, contract: String, template: String, edits: [MutantEdit]) {
+        self.id = id
+        self.fault = fault
+        self.contract = contract
+        self.template = template
+        self.edits = edits
+    }
+
+    /// The package paths the mutant changes, sorted, without repeats.
+    public var files: [String] { Array(Set(edits.map(\.file))).sorted() }
+
+    /// Reads one `mutant.json` (JSON with comments and trailing commas, like plans). Every problem
+    /// is a `RenderError.badMutant` naming the file.
+    public static func load(_ url: URL) throws -> MutantSpec {
+        let data: Data
+        do { data = try InputFile.read(url.path) } catch { throw RenderError.unreadable(url.path, error.reason) }
+        struct OldForm: Decodable { var replaces: String?; var file: String? }
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = true
+        if let old = try? decoder.decode(OldForm.self, from: data), old.replaces != nil || old.file != nil {
+            throw RenderError.badMutant(url.path, "uses the old full-file form (\"replaces\"/\"file\"); write \"edits\": [{\"file\": …, \"find\": …, \"replace\": …}] instead (docs/templates.md)")
+        }
+        let spec: MutantSpec
+        do { spec = try decoder.decode(MutantSpec.self, from: data) } catch {
+            throw RenderError.badMutant(url.path, MutantSpec.describe(error))
+        }
+        if let problem = spec.problem() { throw RenderError.badMutant(url.path, problem) }
+        return spec
+    }
+
+    /// What is wrong with a decoded spec, or nil.
+    func problem() -> String? {
+        if id.isEmpty || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+            return "\"id\" must be letters, digits, - and _ (got \(id.debugDescription))"
+        }
+        if edits.isEmpty { return "\"edits\" is empty: a mutant must change something" }
+        for (i, edit) in edits.enumerated() {
+            if let why = Workspace.pathProblem(edit.file) { return "edits[\(i)].file \(edit.file.debugDescription): \(why)" }
+            if edit.find.isEmpty { return "edits[\(i)].find is empty" }
+            if edit.find == edit.replace { return "edits[\(i)]: find and replace are the same text" }
+        }
+        return nil
+    }
+
+    private static func describe(_ error: Error) -> String {
+        guard let e = error as? DecodingError else { return "\(error)" }
+        func path(_ c: [CodingKey]) -> String {
+            c.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        }
+        switch e {
+        case .keyNotFound(let key, let ctx): return "missing \"\(path(ctx.codingPath + [key]))\""
+        case .typeMismatch(_, let ctx), .valueNotFound(_, let ctx): return "\(path(ctx.codingPath)): \(ctx.debugDescription)"
+        case .dataCorrupted(let ctx): return "not valid JSON: \(ctx.underlyingError.map { "\($0)" } ?? ctx.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
 
     /// Every mutant under `Templates/mutants/*/mutant.json`, sorted by id.
     public static func all(in root: TemplateRoot) throws -> [MutantSpec] {
@@ -101,12 +158,8 @@ public struct MutantSpec: Equatable, Codable, Sendable {
         for name in names.sorted() {
             let manifest = dir.appendingPathComponent(name).appendingPathComponent("mutant.json")
             guard fm.fileExists(atPath: manifest.path) else { continue }
-            do {
-                out.append(try JSONDecoder().decode(MutantSpec.self, from: Data(contentsOf: manifest)))
-            } catch {
-                throw RenderError.badMutant(manifest.path, "\(error)")
-            }
+            out.append(try load(manifest))
         }
-        return out
+        return out.sorted { $0.id < $1.id }
     }
 }

@@ -40,6 +40,23 @@ public struct Workspace: Equatable, Sendable {
         return h.finalizeHex()
     }
 
+    /// Hex SHA-256 of each file's contents, by path: what a build cache compares to find the cached
+    /// build nearest to this tree (the fewest differing files) and what an incremental copy must replace.
+    public var fileHashes: [String: String] {
+        var out: [String: String] = [:]
+        for f in files {
+            var h = SHA256()
+            h.update(f.contents)
+            out[f.path] = h.finalizeHex()
+        }
+        return out
+    }
+
+    /// The tree without `paths` (e.g. `Renderer.runOnlyPaths`, to hash only what affects a build).
+    public func excluding(_ paths: Set<String>) -> Workspace {
+        Workspace(files: files.filter { !paths.contains($0.path) })
+    }
+
     /// Problems that make a path unsafe to send: absolute, `..`, empty components, control characters.
     public static func pathProblem(_ path: String) -> String? {
         if path.isEmpty { return "empty path" }

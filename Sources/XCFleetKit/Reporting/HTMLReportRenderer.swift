@@ -8,6 +8,8 @@ public struct HTMLReportRenderer: ReportRendering {
     public let fileName = "report.html"
     /// Adds a "Compared with" section (from `RunComparison.compare`).
     public var comparison: RunComparison?
+    /// The report's forge while rendering: locations link to the file at the run's commit.
+    private var forge: ForgeLink?
 
     public init(comparison: RunComparison? = nil) {
         self.comparison = comparison
@@ -20,6 +22,12 @@ public struct HTMLReportRenderer: ReportRendering {
     func h(_ s: String) -> String { ReportText.html(s) }
 
     public func html(_ report: RunReport) -> String {
+        var me = self
+        me.forge = report.forge
+        return me.page(report)
+    }
+
+    private func page(_ report: RunReport) -> String {
         let palette = HostPalette(report)
         var b = ""
         b += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -251,7 +259,10 @@ public struct HTMLReportRenderer: ReportRendering {
     }
 
     private func failureBox(_ f: FailureDetail) -> String {
-        let loc = ReportText.location(f).map { "<span class=\"loc\">\(h($0))</span>: " } ?? ""
+        var loc = ReportText.location(f).map { "<span class=\"loc\">\(h($0))</span>: " } ?? ""
+        if let forge, let l = f.location, let path = l.repositoryPath, let url = forge.url(path: path, line: l.line) {
+            loc = "<a class=\"loc\" href=\"\(h(url))\">\(h(l.display))</a>: "
+        }
         return "<div class=\"fail\">\(loc)\(h(f.message))</div>"
     }
 

@@ -141,6 +141,15 @@ public struct MarkdownSummaryRenderer: ReportRendering {
         for (host, why) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) {
             infra.append("host \(md(host)) set aside: \(md(why))")
         }
+        // Hosts that left and came back (issue 14): when, and why they left.
+        for change in report.hostChanges ?? [] {
+            let at = String(format: "%.1f s", change.t)
+            switch change.change {
+            case .probation: infra.append("host \(md(change.host)) on probation at \(at): \(md(ReportText.clip(change.reason ?? "", maxMessageLength)))")
+            case .rejoined: infra.append("host \(md(change.host)) rejoined at \(at)")
+            case .setAside: if report.hostsSetAside[change.host] == nil { infra.append("host \(md(change.host)) set aside at \(at): \(md(ReportText.clip(change.reason ?? "", maxMessageLength)))") }
+            }
+        }
         for suite in report.suites {
             for job in suite.jobs {
                 for a in ReportFacts.infraRetries(job) {

@@ -171,6 +171,7 @@ enum ReportText {
 
     /// `file:line` (or just the file, or nil).
     static func location(_ f: FailureDetail) -> String? {
+        if let loc = f.location { return loc.display }
         guard let file = f.file, !file.isEmpty else { return nil }
         if let line = f.line { return "\(file):\(line)" }
         return file

@@ -6,8 +6,12 @@ public struct Collator {
     /// Fault descriptions of mutants by id (for "the suite does not catch: <fault>").
     public var mutantFaults: [String: String]
 
-    public init(mutantFaults: [String: String] = [:]) {
+    /// `xcfleet parse --source-root`: roots for paths in output that came from elsewhere.
+    public var sourceRoots: [LocationMapper.SourceRoot]
+
+    public init(mutantFaults: [String: String] = [:], sourceRoots: [LocationMapper.SourceRoot] = []) {
         self.mutantFaults = mutantFaults
+        self.sourceRoots = sourceRoots
     }
 
     fileprivate struct AttemptBuilder {
@@ -71,6 +75,15 @@ public struct Collator {
             }
             pendingFailures = [:]
         }
+
+        /// Every location and host path in the attempt's details, as the repository names it.
+        mutating func mapLocations(_ mapper: LocationMapper) {
+            guard !mapper.isEmpty else { return }
+            for i in report.tests.indices { report.tests[i].failures = report.tests[i].failures.map(mapper.map) }
+            report.unattributedFailures = report.unattributedFailures.map(mapper.map)
+            report.buildErrors = report.buildErrors.map(mapper.map)
+            report.crashes = report.crashes.map(mapper.rewrite)
+        }
     }
 
     /// One attempt's report from its parsed events alone (used by the runner to decide retries
@@ -92,7 +105,10 @@ public struct Collator {
         var attemptOrder: [AttemptRef] = []
         var unschedulable: [String: String] = [:]
         var setAside: [String: String] = [:]
+        var hostChanges: [HostChange] = []
         var notes: [String] = []
+        var sourceMaps: [String: SourceMap] = [:]
+        var hostPaths: [AttemptRef: [String]] = [:]
         var interrupted = false
         var finished = false
         var lastT = 0.0
@@ -129,11 +145,21 @@ public struct Collator {
                 unschedulable[jobID] = reason
             case .hostSetAside(let host, let reason):
                 setAside[host] = reason
+                hostChanges.append(HostChange(t: event.t, host: host, change: .setAside, reason: reason))
+            case .hostProbation(let host, let reason):
+                hostChanges.append(HostChange(t: event.t, host: host, change: .probation, reason: reason))
+            case .hostRejoined(let host):
+                setAside[host] = nil
+                hostChanges.append(HostChange(t: event.t, host: host, change: .rejoined, reason: nil))
             case .note(let text):
                 notes.append(text)
             case .runFinished(let wasInterrupted):
                 interrupted = interrupted || wasInterrupted
                 finished = true
+            case .sourceMap(let jobID, let map):
+                sourceMaps[jobID] = map
+            case .hostPaths(let ref, let prefixes):
+                hostPaths[ref, default: []] += prefixes
             }
         }
         // A run without its final event was killed: everything unfinished counts as interrupted.
@@ -144,6 +170,7 @@ public struct Collator {
         for ref in attemptOrder {
             guard var builder = attempts[ref] else { continue }
             builder.close()
+            builder.mapLocations(LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: hostPaths[ref] ?? [], sourceRoots: sourceRoots))
             var report = builder.report
             if !builder.ended {
                 report.lost = true
@@ -200,6 +227,7 @@ public struct Collator {
                          planPath: start?.planPath ?? "", startedAt: start?.startedAt ?? "",
                          xcfleetVersion: start?.xcfleetVersion ?? "", duration: lastT, interrupted: interrupted,
                          hosts: hosts, hostsSetAside: setAside, suites: suites, totals: totals,
-                         exitCode: code, verdictLine: line, notes: notes)
+                         exitCode: code, verdictLine: line, notes: notes, forge: start?.forge,
+                         hostChanges: hostChanges.isEmpty ? nil : hostChanges)
     }
 }

@@ -1,9 +1,22 @@
 import Foundation
+import SSHClient
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Appends `RunEvent`s to `events.jsonl` as they happen (one JSON object per line, flushed
 /// per event), so that an interrupted run keeps everything it saw. Thread-safe.
+///
+/// The log is the redaction choke point: every event — parsed from output, built from an
+/// Xcode result bundle, a note, an error message, the plan itself — is redacted in `append`
+/// before it is written or shown to the observer, and every report is built from the log.
 public final class EventLog: @unchecked Sendable {
     public let url: URL
+    /// The run's secret values (fleet environment and plan parameters marked secret). Raw logs
+    /// of the same run redact with these too.
+    public let secrets: [String]
+    /// Secrets (and each line of multi-line ones) as they look inside an encoded JSON string.
+    private let jsonRedactor: Redactor
     private let lock = NSLock()
     private let handle: FileHandle
     private var seq = 0
@@ -11,15 +24,28 @@ public final class EventLog: @unchecked Sendable {
     private let encoder: JSONEncoder
     private var sink: (@Sendable (RunEvent) -> Void)?
 
-    /// Creates (or truncates) `events.jsonl` in `directory`.
-    public init(directory: URL, start: Date = Date()) throws {
+    /// Creates `events.jsonl` in `directory`; fails when one is already there (an existing run's
+    /// events are never truncated or appended to).
+    public init(directory: URL, start: Date = Date(), secrets: [String] = []) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         url = directory.appendingPathComponent("events.jsonl")
-        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-        handle = try FileHandle(forWritingTo: url)
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            if code == EEXIST { throw SafePathError(path: url.path, message: "\(url.path) already exists; refusing to overwrite another run's events", exists: true) }
+            throw SafePathError(path: url.path, message: "cannot create \(url.path): \(String(cString: strerror(code)))")
+        }
+        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         clockStart = start
         encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        self.secrets = secrets
+        jsonRedactor = Redactor(patterns: Redactor(secrets: secrets).patterns.compactMap { [encoder] pattern in
+            guard var quoted = try? encoder.encode(String(decoding: pattern, as: UTF8.self)), quoted.count >= 2 else { return nil }
+            quoted.removeFirst()
+            quoted.removeLast()
+            return Array(quoted)
+        })
     }
 
     deinit { try? handle.close() }
@@ -38,8 +64,18 @@ public final class EventLog: @unchecked Sendable {
         defer { lock.unlock() }
         seq += 1
         let t = (Date().timeIntervalSince(clockStart) * 1000).rounded() / 1000
-        let event = RunEvent(seq: seq, t: t, body: body)
-        if var line = try? encoder.encode(event) {
+        var event = RunEvent(seq: seq, t: t, body: body)
+        if let encoded = try? encoder.encode(event) {
+            var line = Data(encoded)
+            if !jsonRedactor.isEmpty {
+                let redacted = jsonRedactor.redact(Array(encoded))
+                if redacted.count != encoded.count || !redacted.elementsEqual(encoded) {
+                    line = Data(redacted)
+                    // What the observer sees is what was written.
+                    if let decoded = try? JSONDecoder().decode(RunEvent.self, from: line) { event = decoded }
+                    else { event = RunEvent(seq: seq, t: t, body: .note("[redacted]")) }
+                }
+            }
             line.append(0x0A)
             handle.write(line)
         }
@@ -50,7 +86,11 @@ public final class EventLog: @unchecked Sendable {
     /// Reads every complete event of an `events.jsonl`. A torn last line (the writer was killed
     /// mid-write) is skipped; any other undecodable line is an error naming its line number.
     public static func read(_ url: URL) throws -> [RunEvent] {
-        let data = try Data(contentsOf: url)
+        let data: Data
+        do { data = try InputFile.read(url.path, limit: 1 << 30, deadline: 120) } catch {
+            if error.kind == .missing { throw EventLogError.missing(url.path) }
+            throw EventLogError.unreadable(url.path, error.reason)
+        }
         let decoder = JSONDecoder()
         var events: [RunEvent] = []
         let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -70,11 +110,13 @@ public final class EventLog: @unchecked Sendable {
 public enum EventLogError: Error, CustomStringConvertible {
     case badLine(String, Int)
     case missing(String)
+    case unreadable(String, String)
 
     public var description: String {
         switch self {
         case .badLine(let file, let line): return "\(file):\(line): not a valid xcfleet event; the run directory is damaged"
         case .missing(let file): return "\(file): no events.jsonl here; give a run directory written by 'xcfleet run'"
+        case .unreadable(let file, let why): return "\(file): cannot read: \(why)"
         }
     }
 }

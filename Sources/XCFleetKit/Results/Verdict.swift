@@ -142,12 +142,16 @@ public enum Verdict {
         if interrupted { return (ExitCode.interrupted, "interrupted: partial report") }
         let gates = suites.filter { $0.spec.kind == .gate }
         let red = gates.filter { $0.status == .red }
-        let testRed = red.filter { suite in suite.jobs.contains { $0.finalState == .failed || $0.finalState == .flaky || $0.finalState == .timedOut } || suite.reasons.contains { $0.contains("does not catch") } }
+        let testRed = red.filter { testCause(of: $0) != nil }
         if !testRed.isEmpty {
-            return (ExitCode.gateRed, "gates red: " + testRed.map { "\($0.spec.name) (\($0.reasons.first ?? "red"))" }.joined(separator: "; "))
+            // The cause of exit 1 comes first: a failed/timed-out/flaky job or a surviving mutant,
+            // never an infra-failed job of the same suite.
+            return (ExitCode.gateRed, "gates red: " + testRed.map { "\($0.spec.name) (\(testCause(of: $0) ?? "red"))" }.joined(separator: "; "))
         }
         let infra = gates.filter { $0.status == .red || $0.status == .unschedulable || $0.status == .interrupted }
-        if let unusable = unusableHosts, !unusable.isEmpty, !gates.isEmpty {
+        // "No host could be used" only when no job ever started on any host.
+        let anyRan = suites.contains { $0.jobs.contains { !$0.attempts.isEmpty } }
+        if let unusable = unusableHosts, !unusable.isEmpty, !gates.isEmpty, !anyRan {
             // "unschedulable: needs a host" would send the reader to the plan; the hosts are the problem.
             let why = unusable.sorted { $0.key < $1.key }.map { host, reason in
                 reason.hasPrefix(host + ":") ? reason : "\(host): \(reason)"
@@ -159,7 +163,11 @@ public enum Verdict {
                 let reason = suite.reasons.first ?? suite.status.rawValue
                 return "\(suite.spec.name) (\(suite.status == .unschedulable ? "unschedulable: " : "")\(reason))"
             }.joined(separator: "; ")
-            return (ExitCode.infrastructure, "infrastructure: " + (why.isEmpty ? "no host could be used" : why))
+            var line = "infrastructure: " + (why.isEmpty ? "no job could finish" : why)
+            if let unusable = unusableHosts, !unusable.isEmpty {
+                line += " — hosts lost during the run: " + unusable.keys.sorted().joined(separator: ", ")
+            }
+            return (ExitCode.infrastructure, line)
         }
         if gates.isEmpty { return (ExitCode.green, "no gates in this plan; probes only") }
         return (ExitCode.green, "all \(gates.count) gate\(gates.count == 1 ? "" : "s") green")
@@ -167,9 +175,23 @@ public enum Verdict {
 
     private static func key(_ cls: String, _ name: String) -> String { cls + "/" + name }
 
+    /// The first reason of a red gate that is the tests' fault (exit 1), nil when none is.
+    static func testCause(of suite: SuiteReport) -> String? {
+        for job in suite.jobs where job.planned.mutant == nil {
+            switch job.finalState {
+            case .failed, .timedOut:
+                return "\(label(job)): \(job.reasons.first ?? job.finalState.rawValue)"
+            case .flaky where !suite.spec.allowFlaky:
+                return "\(label(job)): flaky (the plan does not allow flaky)"
+            case .passed, .flaky, .infraFailed, .unschedulable, .interrupted:
+                continue
+            }
+        }
+        return suite.reasons.first { $0.contains("does not catch") }
+    }
+
     private static func location(_ f: FailureDetail) -> String {
-        guard let file = f.file else { return "" }
-        return f.line.map { "\(file):\($0): " } ?? "\(file): "
+        ReportText.location(f).map { "\($0): " } ?? ""
     }
 
     private static func label(_ job: JobReport) -> String {

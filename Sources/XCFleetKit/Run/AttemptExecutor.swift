@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs one attempt of one job on one leased host slot: push, build, test, cleanup. Every phase
 /// change and parsed event goes to the event log as it happens; raw output goes to `logs/`.
@@ -9,12 +12,27 @@ struct AttemptExecutor: Sendable {
     var log: EventLog
     var logsDirectory: URL
     var driver = SwiftPMDriver()
+    /// Where the attempt's commands record their process groups on the host (nil: not recorded).
+    var record: ProcessRecord? = nil
+
+    /// An attempt's process record on its host (`ProcessRecordScript`).
+    struct ProcessRecord: Sendable {
+        var leaseRoot: String
+        var lease: String
+        var runID: String
+        var token: String
+
+        func wrap(_ command: ShellCommand) -> ShellCommand {
+            ProcessRecordScript.wrap(command, directory: ProcessRecordScript.directory(leaseRoot: leaseRoot, lease: lease),
+                                     token: token, runID: runID, lease: lease)
+        }
+    }
 
     /// Runs the attempt (its end is in the event log) and returns the outcome the scheduler needs.
     func execute() async -> Scheduler.AttemptOutcome {
         let timeouts = job.spec.timeouts
-        let collector = EventCollector(ref: ref, log: log, secrets: shell.host.secrets,
-                                       rawLog: logsDirectory.appendingPathComponent(AttemptExecutor.logName(ref)))
+        let collector = EventCollector(ref: ref, log: log, secrets: log.secrets + shell.host.secrets,
+                                       logsDirectory: logsDirectory, logName: AttemptExecutor.logName(ref))
         defer { collector.close() }
         var directory: String?
         var ended = AttemptEnded()
@@ -36,6 +54,7 @@ struct AttemptExecutor: Sendable {
                 return dir
             }
             directory = dir
+            log.append(.hostPaths(ref, prefixes: [dir]))
             if job.spec.destination != nil {
                 // Apple hosts: toolchain check, simulator, xcodebuild test, xcresult (see XcodebuildJob).
                 let xcode = XcodebuildJob(shell: shell, directory: dir, input: XcodebuildJob.Input(job: job),
@@ -51,9 +70,9 @@ struct AttemptExecutor: Sendable {
                 for e in outcome.extraEvents { collector.inject(e) }
                 ended = outcome.ended
             } else {
-                phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter), timeouts.test)] {
+                phases: for (p, command, limit) in [(Phase.build, driver.buildCommand(), timeouts.build), (.test, driver.testCommand(only: job.filter, environment: TestRunEnvironment.variables(for: job.planned)), timeouts.test)] {
                     let termination = try await phase(p) {
-                        try await shell.run(command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
+                        try await shell.run(record?.wrap(command) ?? command, in: dir, deadlines: CommandDeadlines(total: limit, silence: timeouts.silence)) { chunk in
                             collector.consume(chunk)
                         }
                     }
@@ -99,8 +118,17 @@ struct AttemptExecutor: Sendable {
                     // Cleanup runs even when the attempt was cancelled (Ctrl-C): detached, so it
                     // does not inherit the cancellation, but still under its own deadline.
                     let shell = self.shell
+                    let record = self.record
                     try await Task.detached {
-                        try await withDeadline(limit, phase: .cleanup, host: shell.host.name) { try await shell.removeJobDirectory(dir) }
+                        try await withDeadline(limit, phase: .cleanup, host: shell.host.name) {
+                            // Leftovers of the attempt's process group first (a lost connection
+                            // could not kill it), then the folder; the record goes with them.
+                            if let record {
+                                _ = try await HostLeaseManager.perform(ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token),
+                                                                       on: shell, deadlines: CommandDeadlines(total: limit, silence: limit))
+                            }
+                            try await shell.removeJobDirectory(dir)
+                        }
                     }.value
                 } catch {
                     log.append(.note("\(ref.jobID) attempt \(ref.attempt): cleanup on \(shell.host.name) failed: \(error)"))
@@ -126,8 +154,10 @@ struct AttemptExecutor: Sendable {
     /// Seconds the job directory's removal may take after the connection was lost (then it is left).
     static let cleanupAfterLostConnection: Double = 3
 
+    /// `logs/` file of an attempt: the job id encoded injectively (`SafePath.encodedComponent`),
+    /// so jobs `a.b` and `a_b` never share a log.
     static func logName(_ ref: AttemptRef) -> String {
-        String(ref.jobID.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }) + "-a\(ref.attempt).log"
+        SafePath.encodedComponent(ref.jobID) + "-a\(ref.attempt).log"
     }
 }
 
@@ -155,13 +185,20 @@ final class EventCollector: @unchecked Sendable {
     private let raw: FileHandle?
     private(set) var eventsStore: [TestEvent] = []
 
-    init(ref: AttemptRef, log: EventLog, secrets: [String], rawLog: URL) {
+    /// The raw log is created new (never an existing file or a link) strictly inside `logsDirectory`.
+    init(ref: AttemptRef, log: EventLog, secrets: [String], logsDirectory: URL, logName: String) {
         self.ref = ref
         self.log = log
         redactor = Redactor(secrets: secrets)
-        try? FileManager.default.createDirectory(at: rawLog.deletingLastPathComponent(), withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: rawLog.path, contents: nil)
-        raw = try? FileHandle(forWritingTo: rawLog)
+        var handle: FileHandle?
+        if let url = try? SafePath.child(logName, of: logsDirectory, what: "log name") {
+            try? FileManager.default.createDirectory(at: logsDirectory, withIntermediateDirectories: true)
+            if (try? SafePath.requireInside(url, parent: logsDirectory)) != nil {
+                let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                if fd >= 0 { handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true) }
+            }
+        }
+        raw = handle
     }
 
     var events: [TestEvent] { lock.lock(); defer { lock.unlock() }; return eventsStore }

@@ -9,6 +9,8 @@ public struct PlannedJob: Sendable {
     public var filter: [String]?
     /// Capabilities a host needs (plan `requires` + the template's own).
     public var requires: [String]
+    /// Where the workspace's files came from (recorded in the event log before the job runs).
+    public var sourceMap: SourceMap?
 }
 
 /// Turns a plan into jobs: suite × shard × repetition, plus one job per mutant when asked.
@@ -28,8 +30,10 @@ public struct JobPlanner: Sendable {
         var out: [PlannedJob] = []
         for suite in plan.suites {
             let requires = Array(Set(suite.requires + (TemplateInfo.named(suite.template)?.requires ?? []))).sorted()
+            // Rendered once: repetitions share the package (and so the build); mutants are the
+            // gate's files with their edits.
+            let rendered = try renderer.renderGate(suite)
             for rep in 0..<max(1, suite.repetitions) {
-                let rendered = try renderer.render(suite, repetition: rep)
                 let shardCount = max(1, min(suite.shards, rendered.manifest.tests.count))
                 let buckets = shardCount > 1 ? Sharder.split(tests: rendered.manifest.tests, durations: history?.durations(suite: suite.name) ?? [:], shards: shardCount) : [rendered.manifest.tests]
                 for (shard, tests) in buckets.enumerated() {
@@ -40,18 +44,19 @@ public struct JobPlanner: Sendable {
                                              repetition: rep, mutant: nil, expectedTests: tests,
                                              contentHash: rendered.workspace.contentHash)
                     out.append(PlannedJob(planned: planned, spec: suite, workspace: rendered.workspace,
-                                          filter: shardCount > 1 ? tests : nil, requires: requires))
+                                          filter: shardCount > 1 ? tests : nil, requires: requires, sourceMap: rendered.sourceMap))
                 }
             }
             if suite.kind == .gate && (suite.mutants || forceMutants) {
                 for mutant in mutants where mutant.template == suite.template {
-                    let rendered = try renderer.render(suite, repetition: 0, mutant: mutant)
+                    let variant = try renderer.variant(of: rendered, suite: suite, mutant: mutant)
                     let planned = JobPlanned(jobID: "\(suite.name)#mutant-\(mutant.id)", suite: suite.name, kind: suite.kind,
-                                             mutant: mutant.id, expectedTests: rendered.manifest.tests,
-                                             contentHash: rendered.workspace.contentHash)
+                                             mutant: mutant.id, expectedTests: variant.manifest.tests,
+                                             contentHash: variant.workspace.contentHash)
                     var spec = suite
                     spec.retries.testFailures = 0 // a mutant's failure is the expected outcome: never rerun it
-                    out.append(PlannedJob(planned: planned, spec: spec, workspace: rendered.workspace, filter: nil, requires: requires))
+                    out.append(PlannedJob(planned: planned, spec: spec, workspace: variant.workspace, filter: nil, requires: requires,
+                                          sourceMap: variant.sourceMap))
                 }
             }
         }

@@ -11,12 +11,16 @@ public struct RunConfiguration: Sendable {
     public var forceMutants: Bool
     /// Earlier test durations by `Class/test` (`--history`), for ordering and shards.
     public var history: DurationHistory?
+    /// Names the run directory; validated by `RunID.problem` when the runner starts.
     public var runID: String
     /// Hosts the history says to set aside at admission (`HostHealthGate`), with the reason and figures.
     public var setAsideByHistory: [String: String] = [:]
+    /// When a directory named `runID` already exists: true picks a fresh default id (for
+    /// generated ids), false fails (an id the user chose). An existing run is never overwritten.
+    public var pickNewRunIDIfTaken: Bool
 
     public init(plan: TestPlan, fleet: Fleet, root: TemplateRoot, runsDirectory: URL, forceMutants: Bool = false,
-                history: DurationHistory? = nil, runID: String = RunConfiguration.makeRunID()) {
+                history: DurationHistory? = nil, runID: String = RunConfiguration.makeRunID(), pickNewRunIDIfTaken: Bool = true) {
         self.plan = plan
         self.fleet = fleet
         self.root = root
@@ -24,16 +28,11 @@ public struct RunConfiguration: Sendable {
         self.forceMutants = forceMutants
         self.history = history
         self.runID = runID
+        self.pickNewRunIDIfTaken = pickNewRunIDIfTaken
     }
 
-    /// `20261129-144233-3fa2`: sortable, unique enough for one machine.
-    public static func makeRunID(now: Date = Date()) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyyMMdd-HHmmss"
-        return f.string(from: now) + "-" + String(UUID().uuidString.prefix(4)).lowercased()
-    }
+    /// A default run id (see `RunID.make`).
+    public static func makeRunID(now: Date = Date()) -> String { RunID.make(now: now) }
 }
 
 /// Opens a shell to a host slot. The default handles the built-in local host; SSH hosts go through `SSHShell`.
@@ -49,9 +48,30 @@ public final class Runner: Sendable {
     private let log: EventLog
 
     public init(config: RunConfiguration, shellFactory: @escaping ShellFactory = Runner.defaultShellFactory) throws {
+        // The run directory is created exclusively: an existing run (same id) is never reused,
+        // overwritten or truncated.
+        var config = config
+        if let problem = RunID.problem(config.runID) {
+            throw SafePathError(path: config.runID, message: "run id '\(SafePath.sanitizedForMessage(config.runID))' \(problem)")
+        }
+        var directory: URL
+        var tries = 0
+        while true {
+            directory = try SafePath.child(config.runID, of: config.runsDirectory, what: "run id")
+            do {
+                try SafePath.createExclusively(directory, inside: config.runsDirectory)
+                break
+            } catch let error as SafePathError where error.exists {
+                tries += 1
+                guard config.pickNewRunIDIfTaken, tries < 5 else {
+                    throw SafePathError(path: directory.path, message: "run directory \(directory.path) already exists (run id '\(config.runID)' was used before); choose another --run-id or remove the old run")
+                }
+                config.runID = RunConfiguration.makeRunID()
+            }
+        }
         self.config = config
-        runDirectory = config.runsDirectory.appendingPathComponent(config.runID)
-        log = try EventLog(directory: runDirectory)
+        runDirectory = directory
+        log = try EventLog(directory: runDirectory, secrets: config.fleet.secrets + config.plan.secretValues)
         coordinator = RunCoordinator(log: log, runDirectory: runDirectory, shellFactory: shellFactory)
     }
 
@@ -74,8 +94,12 @@ public final class Runner: Sendable {
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         log.append(.runStarted(RunStarted(runID: config.runID, planName: config.plan.name, planPath: config.plan.sourcePath,
                                           startedAt: iso.string(from: Date()), xcfleetVersion: XCFleet.version,
-                                          suites: config.plan.suites, hosts: config.fleet.hosts.map(\.name))))
-        for job in jobs { log.append(.jobPlanned(job.planned)) }
+                                          suites: config.plan.suites.map(\.redactingSecrets), hosts: config.fleet.hosts.map(\.name),
+                                          forge: ForgeLink.fromEnvironment(ProcessInfo.processInfo.environment))))
+        for job in jobs {
+            log.append(.jobPlanned(job.planned))
+            if let map = job.sourceMap { log.append(.sourceMap(jobID: job.planned.jobID, map: map)) }
+        }
         await coordinator.holdBack(config.setAsideByHistory) // history: hosts over the fleet's infra-failure threshold
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
@@ -111,6 +135,13 @@ actor RunCoordinator {
     private var waiter: CheckedContinuation<Void, Never>?
     private(set) var wasInterrupted = false
     private var admissionTask: Task<Void, Never>?
+    private var leases: HostLeaseManager?
+    private var runID = ""
+    private var admissionTimeouts: PhaseTimeouts = .defaults
+    /// Hosts being probed (on probation, or set aside as unreachable) → the probing task.
+    private var recovering: [String: Task<Void, Never>] = [:]
+    /// Running attempts: job id → host and process-record token.
+    private var attemptTokens: [String: (host: String, token: String)] = [:]
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -123,13 +154,16 @@ actor RunCoordinator {
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
                          expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
-                         infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures)
+                         infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures,
+                         build: Self.build(for: job))
         }
         // Hosts join as they pass their health check and lease their slots; until every host has
         // been admitted or set aside, nothing is declared unschedulable.
         scheduler = Scheduler(jobs: schedJobs, hosts: [], options: .init(expectingMoreHosts: true))
         apply(scheduler.start())
         let leases = HostLeaseManager()
+        self.leases = leases
+        self.runID = runID
         await leases.setLostHandler { host, slots in
             Task { await self.setAside(host, reason: "slot lease \(slots.map(String.init).joined(separator: ",")) was taken over by another run") }
         }
@@ -139,6 +173,7 @@ actor RunCoordinator {
                                              workingDirectory: fleet.sourcePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path })
         }
         let timeouts = planned.first?.spec.timeouts ?? .defaults
+        admissionTimeouts = timeouts
         // Admission runs in its own task so that Ctrl-C can cancel it (a host may be waiting for
         // another run's lease, or a provisioner may be creating a VM).
         let admission = Task {
@@ -174,6 +209,9 @@ actor RunCoordinator {
                 if finished { c.resume() } else { waiter = c }
             }
         }
+        // Probes of hosts that were lost stop with the run (a probe that still ends logs nothing: `finished`).
+        for probe in recovering.values { probe.cancel() }
+        recovering = [:]
         // Release in every case (normal end, error, interrupt): leases first, then hosts we created.
         for (host, problem) in await leases.release().sorted(by: { $0.key < $1.key }) {
             log.append(.note("releasing the slot lease on \(host) failed: \(problem)"))
@@ -200,6 +238,8 @@ actor RunCoordinator {
             shell = try await withDeadline(timeouts.connect, phase: .connect, host: host.name) { try await factory(host, timeouts) }
         } catch {
             setAside(host.name, reason: (error as? RemoteShellError)?.description ?? "\(host.name): \(error)")
+            // Unreachable now: probed with backoff while work is queued, and re-admitted when back.
+            if !(error is CancellationError) { startRecovery(host) }
             return
         }
         switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases, waitForSlots: Self.leaseWait) {
@@ -207,6 +247,8 @@ actor RunCoordinator {
             hosts[host.name] = host
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
+            for r in acquisition.reaped { log.append(.note("\(host.name): reaped the process record of a dead run: \(r)")) }
+            noteCachedBuilds(on: host.name, keys: Self.cachedBuildKeys(acquisition))
             log.append(.note("\(host.name): admitted with \(leaseSlots.count) slot(s) (leases \(leaseSlots.map(String.init).joined(separator: ",")))"))
             apply(scheduler.hostJoined(schedulerHost))
         case .setAside(let reason):
@@ -260,19 +302,26 @@ actor RunCoordinator {
         log.append(.attemptStarted(ref, host: hostName, slot: slot))
         let logsDirectory = runDirectory.appendingPathComponent("logs")
         let log = self.log
+        let token = ProcessRecordScript.token(jobID: jobID, attempt: attempt)
+        attemptTokens[jobID] = (hostName, token)
         running[jobID] = Task {
             let outcome: Scheduler.AttemptOutcome
             do {
                 let shell = try await self.shell(for: host, slot: slot, ref: ref, timeouts: job.spec.timeouts)
-                let executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
+                var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
+                executor.record = await self.processRecord(host: host, token: token)
                 outcome = await executor.execute()
-                // After an infrastructure failure the connection may be broken: reconnect next time.
-                if case .infraFailure = outcome { await self.dropShell(host: hostName, slot: slot, shell: shell) }
+                // After an infrastructure failure the connection may be broken: reconnect next time,
+                // and no new attempt goes to the host until a fresh health check passes there.
+                if case .infraFailure(let why) = outcome {
+                    await self.dropShell(host: hostName, slot: slot, shell: shell)
+                    self.suspect(hostName, reason: why)
+                }
             } catch {
                 let message = (error as? RemoteShellError)?.description ?? "\(hostName): \(error)"
                 log.append(.attemptEnded(ref, AttemptEnded(infraError: message)))
                 outcome = .infraFailure(message)
-                self.setAside(hostName, reason: message)
+                self.suspect(hostName, reason: message)
             }
             self.attemptFinished(ref: ref, outcome: outcome)
         }
@@ -301,6 +350,128 @@ actor RunCoordinator {
 
     private func attemptFinished(ref: AttemptRef, outcome: Scheduler.AttemptOutcome) {
         running[ref.jobID] = nil
+        attemptTokens[ref.jobID] = nil
         apply(scheduler.attemptFinished(jobID: ref.jobID, attempt: ref.attempt, outcome: outcome))
+    }
+}
+
+// MARK: - Builds (issue 9 item 5): what the scheduler needs to know; nil/empty until the host build cache lands
+
+extension RunCoordinator {
+    /// The job's build key and cost estimates (cold / incremental / cached seconds) for the
+    /// scheduler. Nil (the scheduler ignores builds for the job) until the build cache gives jobs keys.
+    static func build(for job: PlannedJob) -> SchedulerJob.Build? { nil }
+
+    /// Build keys a host holds complete builds of, as admission found them (`<workRoot>/builds/*`
+    /// markers). Empty until the build cache lists them.
+    static func cachedBuildKeys(_ acquisition: LeaseAcquisition) -> [String] { [] }
+
+    /// Tells the scheduler which builds `host` already holds (it prefers that host for those jobs).
+    func noteCachedBuilds(on host: String, keys: [String]) {
+        for key in keys { apply(scheduler.buildCached(host: host, key: key)) }
+    }
+
+    /// A job's build on `host` started or ended (the runner saw the build phase): other jobs of the
+    /// key wait for it there rather than build it a second time, and go there once it is cached.
+    func noteBuild(jobID: String, host: String, key: String, started: Bool, succeeded: Bool = true) {
+        if started {
+            apply(scheduler.buildStarted(host: host, key: key, jobID: jobID))
+        } else {
+            apply(scheduler.buildFinished(host: host, key: key, succeeded: succeeded))
+        }
+    }
+}
+
+// MARK: - Healing: probation, probes, re-admission, orphaned process groups (issue 14)
+
+extension RunCoordinator {
+    /// Seconds a host may stay on probation (unreachable after a lost connection) before it is set aside.
+    static let probationSeconds: Double = 15
+    /// Probe backoff: the first wait, doubled after each failed probe up to the cap.
+    static let probeFirstDelay: Double = 0.5
+    static let probeMaxDelay: Double = 8
+
+    /// The attempt's process record on `host` (nil when the host holds no lease of this run).
+    func processRecord(host: HostSpec, token: String) async -> AttemptExecutor.ProcessRecord? {
+        guard let leases, let lease = await leases.leaseID(host: host.name) else { return nil }
+        return AttemptExecutor.ProcessRecord(leaseRoot: HostLeaseManager.leaseRoot(host), lease: lease, runID: runID, token: token)
+    }
+
+    /// An attempt on `host` ended with an infrastructure failure: the host goes on probation (the
+    /// scheduler places nothing there) before the attempt is reported, and is probed until it
+    /// passes a health check again or stays unreachable for `probationSeconds` (then set aside).
+    func suspect(_ host: String, reason: String) {
+        guard !wasInterrupted, !finished, reason != "cancelled", let spec = hosts[host],
+              scheduler.activeHosts.contains(host) else { return }
+        log.append(.hostProbation(host: host, reason: reason))
+        apply(scheduler.hostUnreachable(host, reason: reason))
+        startRecovery(spec)
+    }
+
+    func startRecovery(_ spec: HostSpec) {
+        guard recovering[spec.name] == nil, !finished, !wasInterrupted else { return }
+        recovering[spec.name] = Task { await self.recover(spec) }
+    }
+
+    /// Probes `spec` with backoff until it is re-admitted or the run ends. A host on probation is
+    /// probed at once; a host set aside only while jobs are queued.
+    private func recover(_ spec: HostSpec) async {
+        let began = Date()
+        var delay = Self.probeFirstDelay
+        while !Task.isCancelled, !finished, !wasInterrupted {
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            if Task.isCancelled || finished || wasInterrupted { break }
+            delay = min(delay * 2, Self.probeMaxDelay)
+            let onProbation = scheduler.isOnProbation(spec.name)
+            if !onProbation && !scheduler.hasQueuedJobs { continue }
+            let problem = await probe(spec)
+            guard let problem else { break }
+            if scheduler.isOnProbation(spec.name), Date().timeIntervalSince(began) > Self.probationSeconds {
+                setAside(spec.name, reason: "unreachable for \(Int(Date().timeIntervalSince(began))) s after a lost connection: \(problem)")
+            }
+        }
+        recovering[spec.name] = nil
+    }
+
+    /// One probe: connect, health check, leases (which also reaps dead runs' process records),
+    /// then this run's own orphaned process groups there. Nil when the host rejoined, else why not.
+    private func probe(_ spec: HostSpec) async -> String? {
+        guard let leases else { return "no lease manager" }
+        let factory = shellFactory
+        let timeouts = admissionTimeouts
+        let shell: any RemoteShell
+        do {
+            shell = try await withDeadline(timeouts.connect, phase: .connect, host: spec.name) { try await factory(spec, timeouts) }
+        } catch {
+            return (error as? RemoteShellError)?.description ?? "\(error)"
+        }
+        switch await HostAdmission.admit(spec, shell: shell, runID: runID, leases: leases) {
+        case .setAside(let reason):
+            await shell.close()
+            return reason
+        case .admitted(let schedulerHost, _, _, let acquisition):
+            let keep = attemptTokens.values.filter { $0.host == spec.name }.map(\.token)
+            let reaped: [String]
+            do { reaped = try await leases.reapOwnRecords(shell: shell, keep: keep) } catch {
+                await shell.close()
+                return "\(error)"
+            }
+            guard !finished, !wasInterrupted, !Task.isCancelled else {
+                await shell.close()
+                return nil
+            }
+            hosts[spec.name] = spec
+            if shells["\(spec.name)#0"] == nil { shells["\(spec.name)#0"] = shell } else { await shell.close() }
+            for r in acquisition.reaped { log.append(.note("\(spec.name): reaped the process record of a dead run: \(r)")) }
+            for r in reaped { log.append(.note("\(spec.name): killed the orphaned process group of an attempt lost earlier: \(r)")) }
+            log.append(.hostRejoined(host: spec.name))
+            noteCachedBuilds(on: spec.name, keys: Self.cachedBuildKeys(acquisition))
+            if scheduler.isOnProbation(spec.name) {
+                apply(scheduler.hostRecovered(spec.name))
+            } else {
+                apply(scheduler.hostJoined(schedulerHost))
+            }
+            return nil
+        }
     }
 }

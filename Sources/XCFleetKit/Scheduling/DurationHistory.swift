@@ -1,4 +1,5 @@
 import Foundation
+import SSHClient
 
 /// Test and job durations from an earlier run's `report.json` (`--history RUN_DIR_OR_REPORT`),
 /// used to order jobs longest first and to split suites into equal-time shards.
@@ -50,9 +51,9 @@ public struct DurationHistory: Equatable, Sendable {
         let file = isDirectory.boolValue ? (path as NSString).appendingPathComponent("report.json") : path
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
+            data = try InputFile.read(file, limit: 256 << 20)
         } catch {
-            throw DurationHistoryError.unreadable(path: file, reason: error.localizedDescription)
+            throw DurationHistoryError.unreadable(path: file, reason: error.reason)
         }
         let report: RunReport
         do {

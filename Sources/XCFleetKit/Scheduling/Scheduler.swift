@@ -40,6 +40,20 @@ import Foundation
 ///
 /// Stale reports (an attempt number that is not the running one, an unknown job or host) are
 /// ignored and return no actions, so a late report from a lost host never counts twice.
+///
+/// Probation: `hostUnreachable` (a connection to the host was lost) stops new attempts on that
+/// host at once — before the lost attempt's own report frees its slot — so no job spends a retry
+/// on a host known to be down. Attempts still running there go on. `hostRecovered` (a fresh
+/// health check passed) or `hostJoined` lifts it; `hostLost` ends it. A host on probation still
+/// counts as capable, so jobs wait for it rather than end `unschedulable`/`infraFailed`.
+///
+/// Builds (see `SchedulerJob.build`): the scheduler knows per host which build keys are cached
+/// (`buildCached`, and every passed attempt of a keyed job) and which are being built (a keyed job
+/// started on a host without its build, or `buildStarted`) until `buildFinished` or the attempt's
+/// end. A keyed job never starts on a host where another job is building its key (at most one
+/// build of a key per host in flight); among hosts with a free slot it takes the one where its
+/// build is cheapest (cached, then incremental from a cached base, then cold), then the usual
+/// order. It never waits for a busy host that holds its build (that could delay the run).
 public struct Scheduler: Sendable {
     public struct Options: Equatable, Sendable {
         /// Expected duration of a job with no history and no sibling with history in its suite.
@@ -118,6 +132,12 @@ public struct Scheduler: Sendable {
         var labels: Set<String>
         var order: Int
         var state: HostState
+        /// Why the host is on probation (no new attempts), nil when it is not.
+        var probation: String?
+        /// Build keys with a complete build on the host.
+        var cached: Set<String> = []
+        /// Build keys being built on the host → the job building it.
+        var building: [String: Int] = [:]
     }
 
     private var options: Options
@@ -184,10 +204,52 @@ public struct Scheduler: Sendable {
     public var activeHosts: [String] {
         hosts.compactMap { record in
             switch record.state {
-            case .active: return record.host.name
+            case .active: return record.probation == nil ? record.host.name : nil
             case .gone: return nil
             }
         }
+    }
+
+    /// Names of live hosts on probation (no new attempts until `hostRecovered`).
+    public var hostsOnProbation: [String] {
+        hosts.compactMap { record in
+            switch record.state {
+            case .active: return record.probation == nil ? nil : record.host.name
+            case .gone: return nil
+            }
+        }
+    }
+
+    /// Whether `host` is live but on probation.
+    public func isOnProbation(_ host: String) -> Bool {
+        guard let h = hostIndex[host] else { return false }
+        guard case .active = hosts[h].state else { return false }
+        return hosts[h].probation != nil
+    }
+
+    /// True while jobs wait in the queue (the runner keeps probing set-aside hosts meanwhile).
+    public var hasQueuedJobs: Bool { !queue.isEmpty }
+
+    /// Where job `id`'s build would come from on `host` now; nil for a job without a build key or an unknown job/host.
+    public func buildSource(ofJob id: String, onHost host: String) -> BuildSource? {
+        guard let i = jobIndex[id], let h = hostIndex[host], let build = jobs[i].job.build else { return nil }
+        return Scheduler.source(build, cached: hosts[h].cached)
+    }
+
+    /// The job's expected seconds on `host`: its tests plus its build as that host would get it.
+    public func expectedSeconds(ofJob id: String, onHost host: String) -> Double? {
+        guard let i = jobIndex[id], hostIndex[host] != nil else { return nil }
+        return jobs[i].expected + buildSeconds(i, host: hostIndex[host] ?? 0)
+    }
+
+    /// Build keys cached on `host`, sorted.
+    public func cachedBuilds(onHost host: String) -> [String] {
+        hostIndex[host].map { hosts[$0].cached.sorted() } ?? []
+    }
+
+    /// Build keys being built on `host`, sorted.
+    public func buildsInFlight(onHost host: String) -> [String] {
+        hostIndex[host].map { hosts[$0].building.keys.sorted() } ?? []
     }
 
     // MARK: Events
@@ -209,11 +271,13 @@ public struct Scheduler: Sendable {
         switch jobs[i].state {
         case let .running(running, host, slot) where running == attempt:
             freeSlot(host: host, slot: slot)
+            endBuilds(of: i, host: host, passed: outcome == .passed)
             var actions = conclude(i, host: host, outcome: outcome)
             actions += settle()
             return actions
         case let .cancelling(running, host, slot) where running == attempt:
             freeSlot(host: host, slot: slot)
+            endBuilds(of: i, host: host, passed: false)
             var actions = finish(i, .interrupted, reason: "interrupted while running")
             actions += settle()
             return actions
@@ -228,7 +292,9 @@ public struct Scheduler: Sendable {
         if let h = hostIndex[host.name] {
             switch hosts[h].state {
             case .active:
-                return []
+                // A host on probation that passed its admission again.
+                guard hosts[h].probation != nil else { return [] }
+                hosts[h].probation = nil
             case .gone:
                 hosts[h].host = host
                 hosts[h].labels = Set(host.labels)
@@ -249,6 +315,8 @@ public struct Scheduler: Sendable {
             return []
         case let .active(slots):
             hosts[h].state = .gone(reason: reason)
+            hosts[h].probation = nil
+            hosts[h].building = [:]
             recheckAll = true
             var actions: [Action] = []
             for jobID in slots.compactMap({ $0 }) {
@@ -265,6 +333,58 @@ public struct Scheduler: Sendable {
             actions += settle()
             return actions
         }
+    }
+
+    /// A connection to the host was lost: no new attempt starts there until `hostRecovered` (a fresh
+    /// health check passed) or `hostJoined`; attempts running there go on and report as usual.
+    /// Jobs still count it as capable (they wait rather than end). Call it before reporting the lost attempt.
+    public mutating func hostUnreachable(_ name: String, reason: String) -> [Action] {
+        guard let h = hostIndex[name] else { return [] }
+        switch hosts[h].state {
+        case .gone:
+            return []
+        case .active:
+            hosts[h].probation = reason
+            return settle()
+        }
+    }
+
+    /// A host on probation passed a fresh health check: it takes jobs again.
+    public mutating func hostRecovered(_ name: String) -> [Action] {
+        guard let h = hostIndex[name], hosts[h].probation != nil else { return [] }
+        switch hosts[h].state {
+        case .gone:
+            return []
+        case .active:
+            hosts[h].probation = nil
+            return settle()
+        }
+    }
+
+    /// The host holds a complete build with this key (listed at admission, or a build finished).
+    public mutating func buildCached(host: String, key: String) -> [Action] {
+        guard let h = hostIndex[host] else { return [] }
+        hosts[h].cached.insert(key)
+        hosts[h].building[key] = nil
+        return settle()
+    }
+
+    /// Job `jobID`, running on `host`, started building `key` there (when the scheduler did not
+    /// expect it to, e.g. the cached build was evicted). Other jobs of that key wait for it.
+    public mutating func buildStarted(host: String, key: String, jobID: String) -> [Action] {
+        guard let h = hostIndex[host], let i = jobIndex[jobID] else { return [] }
+        guard case .running(_, host, _) = jobs[i].state else { return [] }
+        hosts[h].cached.remove(key)
+        hosts[h].building[key] = i
+        return []
+    }
+
+    /// A build of `key` on `host` ended: cached when it succeeded; either way, jobs of that key may go there again.
+    public mutating func buildFinished(host: String, key: String, succeeded: Bool) -> [Action] {
+        guard let h = hostIndex[host] else { return [] }
+        hosts[h].building[key] = nil
+        if succeeded { hosts[h].cached.insert(key) } else { hosts[h].cached.remove(key) }
+        return settle()
     }
 
     /// Same as `hostLost`: an unhealthy host is set aside for the rest of the run.
@@ -430,8 +550,17 @@ public struct Scheduler: Sendable {
         return gone.isEmpty ? what : what + "; the hosts that had it are gone: " + gone.joined(separator: ", ")
     }
 
-    /// Offers free slots to queued jobs, longest first.
+    /// Offers free slots to queued jobs, longest first. When builds are known, two passes: first
+    /// the jobs whose build is cached (or incremental) on a host with a free slot, then the rest —
+    /// a free slot goes to a job that needs no cold build there before one that does, and no slot
+    /// stays free for it (so it never delays the run).
     private mutating func dispatch() -> [Action] {
+        guard freeSlotCount() > 0, !queue.isEmpty else { return [] }
+        guard queue.contains(where: { jobs[$0].job.build != nil }) else { return dispatch(cheapOnly: false) }
+        return dispatch(cheapOnly: true) + dispatch(cheapOnly: false)
+    }
+
+    private mutating func dispatch(cheapOnly: Bool) -> [Action] {
         var free = freeSlotCount()
         guard free > 0, !queue.isEmpty else { return [] }
         var actions: [Action] = []
@@ -446,6 +575,10 @@ public struct Scheduler: Sendable {
                 remaining.append(i)
                 continue
             }
+            if cheapOnly, let build = jobs[i].job.build, Scheduler.source(build, cached: hosts[h].cached) == .cold {
+                remaining.append(i)
+                continue
+            }
             switch hosts[h].state {
             case var .active(slots):
                 slots[slot] = jobs[i].job.id
@@ -455,6 +588,7 @@ public struct Scheduler: Sendable {
                 continue
             }
             jobs[i].attempts += 1
+            if let key = jobs[i].job.build?.key, !hosts[h].cached.contains(key) { hosts[h].building[key] = i }
             let name = hosts[h].host.name
             jobs[i].state = .running(attempt: jobs[i].attempts, host: name, slot: slot)
             actions.append(.start(jobID: jobs[i].job.id, attempt: jobs[i].attempts, host: name, slot: slot))
@@ -476,17 +610,25 @@ public struct Scheduler: Sendable {
         } else {
             return nil
         }
-        var best: (host: Int, slot: Int, free: Int)?
+        let key = jobs[i].job.build?.key
+        var best: (host: Int, slot: Int, free: Int, build: Double)?
         for h in candidates {
-            guard case let .active(slots) = hosts[h].state,
+            guard hosts[h].probation == nil, case let .active(slots) = hosts[h].state,
                   let slot = slots.firstIndex(where: { $0 == nil }) else { continue }
+            // At most one build of a key per host in flight: the others wait for it or go elsewhere.
+            if let key, !hosts[h].cached.contains(key), hosts[h].building[key] != nil { continue }
             let free = slots.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+            let build = buildSeconds(i, host: h)
             if let current = best {
+                if build != current.build {
+                    if build < current.build { best = (h, slot, free, build) }
+                    continue
+                }
                 let a = (free, -hosts[h].labels.count, -hosts[h].order)
                 let b = (current.free, -hosts[current.host].labels.count, -hosts[current.host].order)
-                if a > b { best = (h, slot, free) }
+                if a > b { best = (h, slot, free, build) }
             } else {
-                best = (h, slot, free)
+                best = (h, slot, free, build)
             }
         }
         return best.map { ($0.host, $0.slot) }
@@ -508,7 +650,7 @@ public struct Scheduler: Sendable {
     private func freeSlotCount() -> Int {
         hosts.reduce(0) { sum, record in
             switch record.state {
-            case let .active(slots): return sum + slots.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+            case let .active(slots): return record.probation != nil ? sum : sum + slots.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             case .gone: return sum
             }
         }
@@ -525,6 +667,25 @@ public struct Scheduler: Sendable {
         case .gone:
             break
         }
+    }
+
+    /// Job `i`'s attempt on `host` ended: its build there is no longer in flight (cached when it passed).
+    private mutating func endBuilds(of i: Int, host: String, passed: Bool) {
+        guard let h = hostIndex[host] else { return }
+        for (key, j) in hosts[h].building where j == i { hosts[h].building[key] = nil }
+        if passed, let key = jobs[i].job.build?.key { hosts[h].cached.insert(key) }
+    }
+
+    /// Seconds job `i`'s build costs on host `h` now (0 for a job without a build key).
+    private func buildSeconds(_ i: Int, host h: Int) -> Double {
+        guard let build = jobs[i].job.build else { return 0 }
+        return build.seconds(Scheduler.source(build, cached: hosts[h].cached))
+    }
+
+    static func source(_ build: SchedulerJob.Build, cached: Set<String>) -> BuildSource {
+        if cached.contains(build.key) { return .cached }
+        if let base = build.bases.first(where: { cached.contains($0) }) { return .incremental(from: base) }
+        return .cold
     }
 
     private mutating func finish(_ i: Int, _ state: JobFinalState, reason: String?, dequeue: Bool = true) -> [Action] {

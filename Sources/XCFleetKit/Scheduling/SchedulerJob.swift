@@ -14,9 +14,12 @@ public struct SchedulerJob: Equatable, Sendable {
     public var infraRetries: Int
     /// Reruns after a test failure or a timeout (0: never).
     public var testRetries: Int
+    /// Its build (key and costs); nil: the scheduler ignores builds for this job.
+    public var build: Build?
 
     public init(id: String, suite: String, requires: [String] = [], expectedSeconds: Double? = nil,
-                infraRetries: Int = 2, testRetries: Int = 0) {
+                infraRetries: Int = 2, testRetries: Int = 0, build: Build? = nil) {
+        self.build = build
         self.id = id
         self.suite = suite
         self.requires = requires
@@ -57,4 +60,48 @@ public struct SchedulerHost: Equatable, Sendable {
         let have = Set(labels)
         return requires.allSatisfy { have.contains($0) }
     }
+}
+
+extension SchedulerJob {
+    /// What a job must build before its tests run, and what that costs where (seconds).
+    /// Jobs with the same `key` on one host share one build (see issue 9: build keys, host cache).
+    public struct Build: Equatable, Sendable {
+        /// The build key (hash of everything that determines the build).
+        public var key: String
+        /// Keys an incremental build can start from (a mutant's gate build), nearest first.
+        public var bases: [String]
+        /// From nothing.
+        public var coldSeconds: Double
+        /// From a cached build of one of `bases`.
+        public var incrementalSeconds: Double
+        /// A complete build with this key is already on the host (0 or a few seconds to set up).
+        public var cachedSeconds: Double
+
+        public init(key: String, bases: [String] = [], coldSeconds: Double = 0, incrementalSeconds: Double? = nil,
+                    cachedSeconds: Double = 0) {
+            self.key = key
+            self.bases = bases
+            self.coldSeconds = Self.clean(coldSeconds)
+            self.incrementalSeconds = Self.clean(incrementalSeconds ?? coldSeconds)
+            self.cachedSeconds = Self.clean(cachedSeconds)
+        }
+
+        /// Seconds for a build from `source`.
+        public func seconds(_ source: BuildSource) -> Double {
+            switch source {
+            case .cold: return coldSeconds
+            case .incremental: return incrementalSeconds
+            case .cached: return cachedSeconds
+            }
+        }
+
+        private static func clean(_ s: Double) -> Double { s.isFinite && s >= 0 ? s : 0 }
+    }
+}
+
+/// Where a job's build comes from on a host.
+public enum BuildSource: Equatable, Sendable {
+    case cold
+    case incremental(from: String)
+    case cached
 }

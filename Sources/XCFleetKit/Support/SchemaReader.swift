@@ -1,4 +1,5 @@
 import Foundation
+import SSHClient
 
 /// A value found in a document together with its path, for messages.
 struct SchemaField {
@@ -56,40 +57,19 @@ struct SchemaReader {
         }
     }
 
-    /// Reads a file of at most `limit` bytes, or records why it cannot be read.
+    /// Reads a file of at most `limit` bytes through `InputFile` (links resolved before the
+    /// regular-file check, non-blocking open, size cap, read deadline), or records why it cannot be read.
     mutating func readFile(_ path: String, limit: Int = 4 << 20) -> Data? {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            report("cannot read the file: no such file; check the path", at: .root, nil)
-            return nil
-        }
-        if isDirectory.boolValue {
-            report("cannot read the file: it is a directory; name a .json file", at: .root, nil)
-            return nil
-        }
-        // A FIFO or device could block the read forever or never end.
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        guard type == .typeRegular || type == .typeSymbolicLink else {
-            report("cannot read the file: not a regular file", at: .root, nil)
-            return nil
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            report("cannot read the file: permission denied or not a regular file", at: .root, nil)
-            return nil
-        }
-        defer { try? handle.close() }
-        let data: Data
         do {
-            data = try handle.read(upToCount: limit + 1) ?? Data()
+            return try InputFile.read(path, limit: limit)
         } catch {
-            report("cannot read the file: \(error.localizedDescription)", at: .root, nil)
+            switch error.kind {
+            case .directory: report("cannot read the file: it is a directory; name a .json file", at: .root, nil)
+            case .tooLarge: report("the file is larger than \(limit / (1 << 20)) MiB; this is not a plan or fleet file", at: .root, nil)
+            default: report("cannot read the file: \(error.reason)", at: .root, nil)
+            }
             return nil
         }
-        if data.count > limit {
-            report("the file is larger than \(limit / (1 << 20)) MiB; this is not a plan or fleet file", at: .root, nil)
-            return nil
-        }
-        return data
     }
 
     // MARK: Objects and keys

@@ -55,8 +55,9 @@ public struct LocalShell: RemoteShell {
 
     public func removeJobDirectory(_ directory: String) async throws {
         try await offPool {
-            do { try FileManager.default.removeItem(atPath: directory) } catch {
-                throw RemoteShellError(.cleanup, host: host.name, "cannot remove \(directory): \(error.localizedDescription)")
+            let jobs = URL(fileURLWithPath: host.workRoot).appendingPathComponent("jobs")
+            do { try SafePath.remove(URL(fileURLWithPath: directory), inside: jobs) } catch {
+                throw RemoteShellError(.cleanup, host: host.name, "cannot remove \(directory): \((error as? SafePathError)?.description ?? error.localizedDescription)")
             }
         }
     }

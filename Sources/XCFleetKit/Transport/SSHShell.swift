@@ -220,7 +220,8 @@ public final class SSHShell: RemoteShell {
 
     public func removeJobDirectory(_ directory: String) async throws {
         let root = host.workRoot.hasSuffix("/") ? String(host.workRoot.dropLast()) : host.workRoot
-        guard directory.hasPrefix(root + "/"), Workspace.pathProblem(String(directory.dropFirst(root.count + 1))) == nil else {
+        guard SafePath.isStrictlyInside(directory, parent: root), directory.hasPrefix(root + "/"),
+              Workspace.pathProblem(String(directory.dropFirst(root.count + 1))) == nil else {
             throw RemoteShellError(.cleanup, host: host.name, "refusing to remove \(directory): not a job directory under \(root)")
         }
         let r = try await runSmall("rm -rf -- \(ShellQuote.quote(directory))", phase: .cleanup, total: timeouts.cleanup)
@@ -308,14 +309,18 @@ private final class ConnectionPool: @unchecked Sendable {
         return idle.popLast()
     }
 
-    /// Returns `c` for reuse; a broken connection is dropped (the next acquire opens a new one).
+    /// Returns `c` for reuse; a broken connection is dropped (the next acquire opens a new one)
+    /// and closed from our side: its socket, session and thread are freed at once, so the host's
+    /// session for it ends as soon as a packet gets through (a link back up) instead of lingering.
     func release(_ c: SSHConnection) {
         lock.lock()
-        defer { lock.unlock() }
         if c.isUsable {
             idle.append(c)
+            lock.unlock()
         } else {
             all.removeAll { $0 === c }
+            lock.unlock()
+            Task.detached { await c.close() }
         }
     }
 
