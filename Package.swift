@@ -19,9 +19,20 @@ let package = Package(
             providers: [.apt(["libssh2-1-dev"]), .brew(["libssh2"])]
         ),
         .target(name: "SSHClient", dependencies: ["CLibSSH2"]),
+        // The run history (Sources/XCFleetKit/History): SQLite by default, PostgreSQL for teams.
+        .systemLibrary(
+            name: "CSQLite3",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         // The seeds' core cache logic; Foundation only. Pushed to hosts as-is.
         .target(name: "CacheContract"),
-        .target(name: "XCFleetKit", dependencies: ["SSHClient"]),
+        .target(name: "XCFleetKit", dependencies: ["SSHClient", "CSQLite3", "CLibPQ"]),
         .executableTarget(name: "xcfleet", dependencies: ["XCFleetKit"]),
 
         // The very files that are pushed to a Mac, compiled and run here.
@@ -37,5 +48,6 @@ let package = Package(
         .executableTarget(name: "bench-parser", dependencies: ["XCFleetKit"], path: "bench/parser"),
         .executableTarget(name: "bench-ssh", dependencies: ["XCFleetKit", "SSHClient"], path: "bench/ssh"),
         .executableTarget(name: "bench-schedule", dependencies: ["XCFleetKit"], path: "bench/schedule"),
+        .executableTarget(name: "bench-history", dependencies: ["XCFleetKit"], path: "bench/history"),
     ]
 )

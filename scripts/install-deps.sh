@@ -3,9 +3,9 @@
 #   scripts/install-deps.sh            build + run dependencies
 #   scripts/install-deps.sh --test     also what the test suite uses (sshd, xmllint, chromium, tmux, junitparser)
 set -euo pipefail
-want=(libssh2-1-dev pkg-config perl tar)
+want=(libssh2-1-dev libsqlite3-dev libpq-dev pkg-config perl tar)
 if [ "${1:-}" = "--test" ]; then
-  want+=(openssh-server openssh-client libxml2-utils chromium tmux iproute2 iptables rsync procps zsh fish)
+  want+=(openssh-server openssh-client libxml2-utils chromium tmux iproute2 iptables rsync procps zsh fish postgresql sqlite3)
 fi
 missing=()
 for p in "${want[@]}"; do

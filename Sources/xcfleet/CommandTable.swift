@@ -6,6 +6,11 @@ enum CommandTable {
                                               help: "where Templates/ and Sources/CacheContract/ are (default: XCFLEET_HOME, then next to the binary)",
                                               completion: .directory)
 
+    /// Where the history lives (docs/history.md); accepted by every command that reads or writes it.
+    static let historyDB = CommandSpec.Option(name: "history-db", value: "FILE", help: "the SQLite history database (default: .xcfleet/history.sqlite beside --runs)", completion: .file)
+    static let historyURL = CommandSpec.Option(name: "history-url", value: "URL", help: "a PostgreSQL history shared by a team, postgresql://… (or XCFLEET_HISTORY_URL)")
+    static let runsDir = CommandSpec.Option(name: "runs", value: "DIR", help: "the runs directory whose history is used (default: .xcfleet/runs)", completion: .directory)
+
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["run"], arguments: "PLAN",
                     summary: "Run a plan's suites on a fleet (the built-in local host when no fleet is given) and write the run's reports.",
@@ -19,6 +24,8 @@ enum CommandTable {
                         .flag("quiet", "no progress output, only the final summary"),
                         .flag("verbose", "more progress detail"),
                         .flag("json", "print one JSON summary on stdout (implies --quiet; CI annotations go to stderr)"),
+                        historyDB, historyURL,
+                        .flag("no-history", "do not read or record the history database"),
                     ],
                     positional: .json,
                     examples: ["xcfleet run Plans/cache-contract.json --fleet fleet.json"]),
@@ -39,9 +46,37 @@ enum CommandTable {
                     summary: "Check every host of a fleet: reachable, host key, auth, platform, toolchain, disk, latency.",
                     options: [
                         .init(name: "fleet", value: "FILE", help: "fleet file naming the hosts (default: the built-in local host)", completion: .json),
+                        runsDir, historyDB, historyURL,
+                        .flag("no-history", "do not show the hosts' history"),
                     ],
                     positional: .none,
                     examples: ["xcfleet hosts check --fleet fleet.json"]),
+        CommandSpec(path: ["history"], arguments: "",
+                    summary: "List recorded runs with duration, verdict and cost (docs/history.md).",
+                    options: [
+                        .init(name: "limit", value: "N", help: "how many recent runs (default 20)"),
+                        .flag("compare", "show the change of each run against the one before"),
+                        .flag("json", "print the runs as JSON"),
+                        runsDir, historyDB, historyURL,
+                    ],
+                    positional: .none,
+                    examples: ["xcfleet history --limit 10", "xcfleet history --history-url postgresql://xcfleet@db/xcfleet"]),
+        CommandSpec(path: ["history", "import"], arguments: "RUN_DIR...",
+                    summary: "Record old run directories into the history (runs already recorded are kept once).",
+                    options: [runsDir, historyDB, historyURL],
+                    positional: .directory,
+                    examples: ["xcfleet history import .xcfleet/runs/*"]),
+        CommandSpec(path: ["flaky"], arguments: "",
+                    summary: "List tests by flake rate from the history, with counts, last seen, hosts and first-seen commit.",
+                    options: [
+                        .init(name: "days", value: "N", help: "look back N days (default 30)"),
+                        .init(name: "min-rate", value: "RATE", help: "with --suggest: the lowest flake rate to suggest (default 0.02)"),
+                        .flag("suggest", "print quarantine entries to add"),
+                        .flag("json", "print the tests as JSON"),
+                        runsDir, historyDB, historyURL,
+                    ],
+                    positional: .none,
+                    examples: ["xcfleet flaky --days 14", "xcfleet flaky --suggest"]),
         CommandSpec(path: ["hosts", "clean"], arguments: "",
                     summary: "Empty every host's build cache (<workRoot>/builds) and push cache (<workRoot>/.cache); builds a running job of any xcfleet process uses stay. Exit 0 when every host was cleaned, 3 otherwise.",
                     options: [

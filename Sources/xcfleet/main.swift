@@ -42,10 +42,21 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
     let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
-    let history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
+    var history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
+    let recorder = historyRecorder(args)
+    if history == nil, let recorder {
+        let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name })
+        history = learned
+        if let note { historyNote(note) }
+    }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
     if let id = args.options["run-id"] { config.runID = id; config.pickNewRunIDIfTaken = false }
+    if let recorder {
+        let (held, note) = await recorder.hostsToSetAside(fleet)
+        config.setAsideByHistory = held
+        if let note { historyNote(note) }
+    }
     let runner = try Runner(config: config)
     let json = args.flags.contains("json")
     let verbosity: Verbosity = args.flags.contains("quiet") || json ? .quiet : args.flags.contains("verbose") ? .verbose : .normal
@@ -53,17 +64,24 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     runner.observe { console.handle($0) }
     Signals.install(onFirst: { runner.interrupt() }, say: { console.announce($0) })
     let report: RunReport
-    do { report = try await runner.run() } catch { console.finish(); throw error }
+    do { report = try await runner.run() } catch {
+        console.finish()
+        if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory, pricing: fleet.pricing).notes { historyNote(note) } }
+        throw error
+    }
     console.finish()
+    if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory, pricing: fleet.pricing).notes { historyNote(note) } }
     publishToCI(report, runDirectory: runner.runDirectory, annotationsOnStderr: json)
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
+        var summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
+        summary.cost = RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice)
         TerminalOutput.printJSON(try encoder.encode(summary))
     } else {
         TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory),
                                 color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
+        print("cost: " + RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice).summaryLine)
     }
     return report.exitCode
 }
@@ -100,6 +118,8 @@ struct RunSummaryJSON: Encodable {
     var interrupted: Bool
     var totals: Totals
     var suites: [Suite]
+    /// Host-seconds by phase and price (fleet `pricePerHour`).
+    var cost: RunCost?
     struct Suite: Encodable { var name: String; var kind: SuiteKind; var status: SuiteStatus; var reasons: [String] }
 
     init(report: RunReport, runDirectory: String) {
@@ -221,6 +241,7 @@ func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
     for r in results { TerminalOutput.printOut([ConsoleLine(HostChecker.format(r))]) }
+    if let recorder = historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 
@@ -270,6 +291,8 @@ func main() async -> Int32 {
         case "report": return try reportCommand(argv.dropFirst())
         case "parse": return try await parseCommand(argv.dropFirst())
         case "hosts": return try await hostsCommand(argv.dropFirst())
+        case "history": return try await historyCommand(argv.dropFirst())
+        case "flaky": return try await flakyCommand(argv.dropFirst())
         case "--version", "version": print("xcfleet \(XCFleet.version)"); return 0
         case "--help", "-h", "help", nil: print(usage); return argv.first == nil ? Verdict.ExitCode.usage : 0
         case let other?: throw UsageError("unknown command '\(other)' (xcfleet --help lists them)")
@@ -286,6 +309,8 @@ func main() async -> Int32 {
     } catch let error as DurationHistoryError {
         // A bad --history file is bad input, not an infrastructure failure.
         Exit.fail(error.errorDescription ?? "history: unusable", code: Verdict.ExitCode.usage)
+    } catch let error as HistoryCommandError {
+        Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
     } catch let error as SafePathError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as RemoteShellError {

@@ -7,10 +7,10 @@ import Foundation
 /// the fleet file's folder, `~/` against the home directory. Values marked secret never appear in
 /// a message.
 public enum FleetLoader {
-    public static let fleetKeys = ["hosts", "provisioner"]
+    public static let fleetKeys = ["hosts", "provisioner", "maxInfraFailureRate"]
     public static let hostKeys = ["name", "transport", "address", "port", "user", "identityFile", "useAgent", "passphraseEnv",
                                   "knownHostsFile", "hostKeyPolicy", "labels", "slots", "workRoot", "toolchain", "environment",
-                                  "deadPeerSeconds", "cache"]
+                                  "deadPeerSeconds", "cache", "pricePerHour"]
     public static let provisionerKeys = ["create", "release", "count", "host"]
     public static let toolchainKeys = ["swiftPath", "developerDir", "xcode"]
 
@@ -86,8 +86,10 @@ public enum FleetLoader {
             r.report("the fleet has no hosts; list at least one in \"hosts\" or add a \"provisioner\"",
                      at: JSONPath.root / "hosts", root.object["hosts"]?.keyPosition ?? root.position)
         }
+        var maxRate: Double?
+        if let field = root.field("maxInfraFailureRate") { maxRate = number(field, in: 0...1, what: "a rate between 0 and 1, e.g. 0.5", reader: &r) }
         guard r.problems.isEmpty else { return nil }
-        return Fleet(hosts: hosts, provisioner: provisioner, sourcePath: path)
+        return Fleet(hosts: hosts, provisioner: provisioner, sourcePath: path, maxInfraFailureRate: maxRate)
     }
 
     private static func readProvisioner(_ object: SchemaObject, paths: FleetPathResolver, reader r: inout SchemaReader) -> ProvisionerSpec? {
@@ -108,6 +110,19 @@ public enum FleetLoader {
         }
         guard let create, let release, let template else { return nil }
         return ProvisionerSpec(create: create, release: release, count: count, template: template)
+    }
+
+    /// A plain number within `range` (prices, rates).
+    private static func number(_ field: SchemaField, in range: ClosedRange<Double>, what: String, reader r: inout SchemaReader) -> Double? {
+        guard case .number(let n) = field.node.value, let d = n.doubleValue else {
+            r.report("expected \(what), got \(field.node.value.kindDescription)", field)
+            return nil
+        }
+        guard range.contains(d) else {
+            r.report("must be between \(range.lowerBound) and \(range.upperBound) (got \(n.literal))", field)
+            return nil
+        }
+        return d
     }
 
     /// A command line: a non-empty array of strings with a non-empty program.
@@ -255,6 +270,7 @@ public enum FleetLoader {
             } ?? []
         }
         if let field = object.field("slots") { host.slots = r.int(field, in: slotRange) ?? host.slots }
+        if let field = object.field("pricePerHour") { host.pricePerHour = number(field, in: 0...10_000, what: "a price per hour, e.g. 1.08", reader: &r) }
         host.workRoot = host.transport == .local ? WorkRootSafety.defaultLocalWorkRoot(home: paths.home) : defaultWorkRoot
         if let field = object.field("workRoot"), let s = r.string(field) {
             let tilde = s == "~" || s.hasPrefix("~/")

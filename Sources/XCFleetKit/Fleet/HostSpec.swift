@@ -6,11 +6,21 @@ public struct Fleet: Equatable, Codable, Sendable {
     /// A command provisioner (creates hosts on demand), if the fleet file names one.
     public var provisioner: ProvisionerSpec?
     public var sourcePath: String?
+    /// Fleet key `maxInfraFailureRate` (0…1): a host whose recent infra-failure rate in the history
+    /// is above it is set aside at admission (nil: never).
+    public var maxInfraFailureRate: Double?
 
-    public init(hosts: [HostSpec], provisioner: ProvisionerSpec? = nil, sourcePath: String? = nil) {
+    public init(hosts: [HostSpec], provisioner: ProvisionerSpec? = nil, sourcePath: String? = nil, maxInfraFailureRate: Double? = nil) {
         self.hosts = hosts
         self.provisioner = provisioner
         self.sourcePath = sourcePath
+        self.maxInfraFailureRate = maxInfraFailureRate
+    }
+
+    /// Prices per hour by host name (fleet key `pricePerHour`), and the provisioner template's for created hosts.
+    public var pricing: HistoryPricing {
+        HistoryPricing(perHost: Dictionary(hosts.compactMap { h in h.pricePerHour.map { (h.name, $0) } }, uniquingKeysWith: { a, _ in a }),
+                       defaultPrice: provisioner?.template.pricePerHour)
     }
 
     /// The built-in `local` host: this machine, through `LocalShell`.
@@ -99,6 +109,8 @@ public struct HostSpec: Equatable, Codable, Sendable {
     public var deadPeerSeconds: Double?
     /// Bounds of the host's build and push caches (fleet key `cache`; nil: `CacheLimits()` defaults).
     public var cache: CacheLimits?
+    /// What one hour of this host costs (fleet key `pricePerHour`, any currency; shown as `$`).
+    public var pricePerHour: Double?
 
     public init(name: String, transport: HostTransport = .ssh, address: String = "", port: Int = 22, user: String = "",
                 identityFile: String? = nil, useAgent: Bool = false, passphraseEnv: String? = nil,

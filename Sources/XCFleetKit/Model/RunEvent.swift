@@ -53,8 +53,10 @@ public struct JobPlanned: Equatable, Codable, Sendable {
     public var mutant: String?
     /// `Suite/test` names the manifest says this job must run and see pass.
     public var expectedTests: [String]
+    /// SHA-256 of the pushed workspace (absent in runs recorded before history existed).
+    public var contentHash: String?
 
-    public init(jobID: String, suite: String, kind: SuiteKind, shard: Int = 0, shardCount: Int = 1, repetition: Int = 0, mutant: String? = nil, expectedTests: [String]) {
+    public init(jobID: String, suite: String, kind: SuiteKind, shard: Int = 0, shardCount: Int = 1, repetition: Int = 0, mutant: String? = nil, expectedTests: [String], contentHash: String? = nil) {
         self.jobID = jobID
         self.suite = suite
         self.kind = kind
@@ -63,6 +65,7 @@ public struct JobPlanned: Equatable, Codable, Sendable {
         self.repetition = repetition
         self.mutant = mutant
         self.expectedTests = expectedTests
+        self.contentHash = contentHash
     }
 }
 

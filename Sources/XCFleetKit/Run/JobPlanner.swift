@@ -41,7 +41,8 @@ public struct JobPlanner: Sendable {
                     if suite.repetitions > 1 { id += "#r\(rep + 1)" }
                     if shardCount > 1 { id += "#s\(shard + 1)of\(shardCount)" }
                     let planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
-                                             repetition: rep, mutant: nil, expectedTests: tests)
+                                             repetition: rep, mutant: nil, expectedTests: tests,
+                                             contentHash: rendered.workspace.contentHash)
                     out.append(PlannedJob(planned: planned, spec: suite, workspace: rendered.workspace,
                                           filter: shardCount > 1 ? tests : nil, requires: requires, sourceMap: rendered.sourceMap))
                 }
@@ -50,7 +51,8 @@ public struct JobPlanner: Sendable {
                 for mutant in mutants where mutant.template == suite.template {
                     let variant = try renderer.variant(of: rendered, suite: suite, mutant: mutant)
                     let planned = JobPlanned(jobID: "\(suite.name)#mutant-\(mutant.id)", suite: suite.name, kind: suite.kind,
-                                             mutant: mutant.id, expectedTests: variant.manifest.tests)
+                                             mutant: mutant.id, expectedTests: variant.manifest.tests,
+                                             contentHash: variant.workspace.contentHash)
                     var spec = suite
                     spec.retries.testFailures = 0 // a mutant's failure is the expected outcome: never rerun it
                     out.append(PlannedJob(planned: planned, spec: spec, workspace: variant.workspace, filter: nil, requires: requires,

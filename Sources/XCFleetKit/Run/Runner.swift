@@ -13,6 +13,8 @@ public struct RunConfiguration: Sendable {
     public var history: DurationHistory?
     /// Names the run directory; validated by `RunID.problem` when the runner starts.
     public var runID: String
+    /// Hosts the history says to set aside at admission (`HostHealthGate`), with the reason and figures.
+    public var setAsideByHistory: [String: String] = [:]
     /// When a directory named `runID` already exists: true picks a fresh default id (for
     /// generated ids), false fails (an id the user chose). An existing run is never overwritten.
     public var pickNewRunIDIfTaken: Bool
@@ -98,6 +100,7 @@ public final class Runner: Sendable {
             log.append(.jobPlanned(job.planned))
             if let map = job.sourceMap { log.append(.sourceMap(jobID: job.planned.jobID, map: map)) }
         }
+        await coordinator.holdBack(config.setAsideByHistory) // history: hosts over the fleet's infra-failure threshold
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
         log.append(.runFinished(interrupted: interrupted))
@@ -225,8 +228,13 @@ actor RunCoordinator {
 
     private func note(_ text: String) { log.append(.note(text)) }
 
+    /// Hosts set aside before connecting, by the history's health record (host → reason).
+    private var heldBack: [String: String] = [:]
+    func holdBack(_ hosts: [String: String]) { heldBack = hosts }
+
     /// Connects, checks health and leases slots; the host joins the scheduler or is set aside with the reason.
     private func admit(_ host: HostSpec, runID: String, leases: HostLeaseManager, timeouts: PhaseTimeouts) async {
+        if let reason = heldBack[host.name] { setAside(host.name, reason: reason); return }
         let factory = shellFactory
         let shell: any RemoteShell
         do {

@@ -15,6 +15,12 @@ public struct DurationHistory: Equatable, Sendable {
     /// No history: every duration is unknown.
     public init() {}
 
+    /// Durations worked out elsewhere (the history database: medians over recent runs).
+    public init(testSeconds: [String: [String: Double]], attemptSeconds: [String: Double]) {
+        self.testSeconds = testSeconds
+        self.attemptSeconds = attemptSeconds
+    }
+
     public init(report: RunReport) {
         var tests: [String: [String: [Double]]] = [:]
         var walls: [String: [Double]] = [:]

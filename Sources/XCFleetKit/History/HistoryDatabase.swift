@@ -1,0 +1,303 @@
+import Foundation
+
+/// The one `HistoryStore` implementation: the same schema and the same SQL on either backend
+/// (`SQLiteConnection`, `PostgresConnection`). Every database call runs on the store's own serial
+/// queue — blocking C calls never run on the Swift concurrency pool — and is bridged back with a
+/// continuation. A busy database (another xcfleet writing) is retried.
+public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
+    public struct Options: Sendable {
+        /// How long SQLite waits for another writer before a retry.
+        public var busyTimeout: Double = 10
+        /// Retries after a busy error (each after the busy timeout).
+        public var retries: Int = 3
+        /// PostgreSQL connect timeout, whole seconds (libpq's minimum is 2).
+        public var connectTimeout: Int = 5
+        /// PostgreSQL statement timeout.
+        public var statementTimeout: Double = 20
+        public init() {}
+    }
+
+    public let location: HistoryLocation
+    private let options: Options
+    private let queue: DispatchQueue
+    /// Only touched on `queue`.
+    private var connection: (any SQLConnection)?
+
+    private init(location: HistoryLocation, options: Options) {
+        self.location = location
+        self.options = options
+        queue = DispatchQueue(label: "xcfleet.history")
+    }
+
+    /// Opens the database, creating or migrating its schema. Throws `HistoryError`.
+    public static func open(_ location: HistoryLocation, options: Options = Options()) async throws -> HistoryDatabase {
+        let db = HistoryDatabase(location: location, options: options)
+        try await db.onQueue { db.connection = try db.connect(); try db.migrate(db.connection!) }
+        return db
+    }
+
+    public func close() async {
+        _ = try? await onQueue { self.connection?.close(); self.connection = nil }
+    }
+
+    // MARK: Writes
+
+    public func record(_ record: HistoryRecord) async throws {
+        try await withConnection { c in
+            try c.transaction {
+                for table in HistorySchema.runTables {
+                    try c.execute("DELETE FROM \(table) WHERE run_id = ?", [.text(record.runID)])
+                }
+                for table in HistorySchema.runTables {
+                    guard let rows = record.rows[table], !rows.isEmpty, let columns = HistoryRecord.columns[table] else { continue }
+                    try c.insertMany(table: table, columns: columns, rows: rows)
+                }
+            }
+        }
+    }
+
+    // MARK: Queries
+
+    private static let lastRunsOfSuite = """
+        SELECT j.run_id FROM jobs j JOIN runs r ON r.run_id = j.run_id WHERE j.suite = ? AND j.mutant IS NULL
+        GROUP BY j.run_id, r.started_epoch ORDER BY r.started_epoch DESC LIMIT ?
+        """
+
+    public func durations(suites: [String], lastRuns: Int) async throws -> DurationHistory {
+        try await withConnection { c in
+            var tests: [String: [String: [Double]]] = [:]
+            var walls: [String: [Double]] = [:]
+            for suite in suites {
+                let runs = try c.query(Self.lastRunsOfSuite, [.text(suite), SQLValue(lastRuns)]).compactMap { $0.first }
+                guard !runs.isEmpty else { continue }
+                let marks = Array(repeating: "?", count: runs.count).joined(separator: ",")
+                for row in try c.query("""
+                    SELECT test_key, seconds FROM tests WHERE suite = ? AND lost = 0 AND mutant IS NULL
+                    AND seconds IS NOT NULL AND run_id IN (\(marks))
+                    """, [.text(suite)] + runs) {
+                    if let key = row[0].string, let s = row[1].double { tests[suite, default: [:]][key, default: []].append(s) }
+                }
+                for row in try c.query("""
+                    SELECT a.end_t - a.start_t FROM attempts a JOIN jobs j ON j.run_id = a.run_id AND j.job_id = a.job_id
+                    WHERE j.suite = ? AND j.mutant IS NULL AND a.lost = 0 AND a.end_t IS NOT NULL AND a.infra_error IS NULL
+                    AND a.run_id IN (\(marks))
+                    """, [.text(suite)] + runs) {
+                    if let s = row[0].double { walls[suite, default: []].append(s) }
+                }
+            }
+            return DurationHistory(testSeconds: tests.mapValues { $0.compactMapValues { Scheduler.median($0) } },
+                                   attemptSeconds: walls.compactMapValues { Scheduler.median($0) })
+        }
+    }
+
+    public func flakyCandidates(since: Double) async throws -> [FlakyExecution] {
+        try await withConnection { c in
+            // Commits per run apart: joining them into every test row costs more than the rest.
+            var commits: [String: String] = [:]
+            for r in try c.query("SELECT run_id, git_commit FROM runs WHERE started_epoch >= ? AND git_commit IS NOT NULL", [.real(since)]) {
+                if let id = r[0].string, let commit = r[1].string { commits[id] = commit }
+            }
+            return try c.query("""
+                SELECT test_key, suite, run_id, job_id, attempt, status, host, content_hash, started_epoch FROM tests
+                WHERE test_key IN (SELECT DISTINCT test_key FROM tests WHERE status = 'failed' AND started_epoch >= ?
+                                   AND lost = 0 AND mutant IS NULL)
+                AND started_epoch >= ? AND lost = 0 AND mutant IS NULL
+                """, [.real(since), .real(since)]).map { r in
+                let run = r[2].string ?? ""
+                return FlakyExecution(testKey: r[0].string ?? "", suite: r[1].string ?? "", runID: run, jobID: r[3].string ?? "",
+                                      attempt: r[4].int ?? 0, passed: r[5].string == "passed", failed: r[5].string == "failed",
+                                      host: r[6].string ?? "", contentHash: r[7].string, startedEpoch: r[8].double ?? 0, gitCommit: commits[run])
+            }
+        }
+    }
+
+    public func runs(limit: Int) async throws -> [HistoryRun] {
+        try await withConnection { c in
+            try c.query("""
+                SELECT r.run_id, r.plan_name, r.started_at, r.duration, r.verdict, r.exit_code, r.interrupted, r.git_commit,
+                  r.host_seconds, r.cost,
+                  (SELECT SUM(p.end_t - p.start_t) FROM phases p WHERE p.run_id = r.run_id AND p.phase = 'build'),
+                  (SELECT COUNT(*) FROM tests t WHERE t.run_id = r.run_id)
+                FROM runs r ORDER BY r.started_epoch DESC, r.run_id DESC LIMIT ?
+                """, [SQLValue(limit)]).map { r in
+                HistoryRun(runID: r[0].string ?? "", planName: r[1].string ?? "", startedAt: r[2].string ?? "", duration: r[3].double ?? 0,
+                           verdict: r[4].string ?? "", exitCode: r[5].int ?? 0, interrupted: (r[6].int ?? 0) != 0, gitCommit: r[7].string,
+                           hostSeconds: r[8].double, cost: r[9].double, buildSeconds: r[10].double, tests: r[11].int ?? 0)
+            }
+        }
+    }
+
+    public func hostHistory(since: Double) async throws -> [HostHistory] {
+        try await withConnection { c in
+            var out: [String: HostHistory] = [:]
+            func entry(_ host: String) -> HostHistory {
+                out[host] ?? HostHistory(host: host, attempts: 0, infraFailures: 0, deadPeerEvents: 0, setAside: 0, runs: 0)
+            }
+            for r in try c.query("""
+                SELECT a.host, COUNT(*),
+                  SUM(CASE WHEN a.infra_error IS NOT NULL THEN 1 ELSE 0 END),
+                  SUM(CASE WHEN a.infra_error LIKE '%dead peer%' OR a.infra_error LIKE '%connection lost%' THEN 1 ELSE 0 END),
+                  COUNT(DISTINCT a.run_id)
+                FROM attempts a JOIN runs r ON r.run_id = a.run_id WHERE r.started_epoch >= ? GROUP BY a.host
+                """, [.real(since)]) {
+                guard let host = r[0].string else { continue }
+                var h = entry(host)
+                h.attempts = r[1].int ?? 0
+                h.infraFailures = r[2].int ?? 0
+                h.deadPeerEvents = r[3].int ?? 0
+                h.runs = r[4].int ?? 0
+                out[host] = h
+            }
+            for r in try c.query("""
+                SELECT h.host, COUNT(*) FROM hosts h JOIN runs r ON r.run_id = h.run_id
+                WHERE r.started_epoch >= ? AND h.set_aside IS NOT NULL AND h.set_aside NOT LIKE 'history:%' GROUP BY h.host
+                """, [.real(since)]) {
+                guard let host = r[0].string else { continue }
+                var h = entry(host)
+                h.setAside = r[1].int ?? 0
+                out[host] = h
+            }
+            var spans: [String: [String: [Double]]] = [:]
+            for r in try c.query("""
+                SELECT p.host, p.phase, p.end_t - p.start_t FROM phases p JOIN runs r ON r.run_id = p.run_id
+                WHERE r.started_epoch >= ? AND p.phase IN ('connect', 'push', 'build') AND p.end_t IS NOT NULL
+                """, [.real(since)]) {
+                if let host = r[0].string, let phase = r[1].string, let s = r[2].double { spans[host, default: [:]][phase, default: []].append(s) }
+            }
+            for (host, phases) in spans {
+                var h = entry(host)
+                h.medianConnectSeconds = phases["connect"].flatMap { Scheduler.median($0) }
+                h.medianPushSeconds = phases["push"].flatMap { Scheduler.median($0) }
+                h.medianBuildSeconds = phases["build"].flatMap { Scheduler.median($0) }
+                out[host] = h
+            }
+            return out.values.sorted { $0.host < $1.host }
+        }
+    }
+
+    public func trends(planName: String, lastRuns: Int) async throws -> HistoryTrends {
+        try await withConnection { c in
+            let runs = try c.query("SELECT run_id FROM runs WHERE plan_name = ? ORDER BY started_epoch DESC, run_id DESC LIMIT ?",
+                                   [.text(planName), SQLValue(lastRuns)]).compactMap { $0.first?.string }.reversed()
+            var trends = HistoryTrends()
+            guard !runs.isEmpty else { return trends }
+            let order = Dictionary(uniqueKeysWithValues: runs.enumerated().map { ($1, $0) })
+            let marks = Array(repeating: "?", count: runs.count).joined(separator: ",")
+            let ids = runs.map { SQLValue.text($0) }
+            var gates: [String: [String: (ok: Bool, seconds: Double)]] = [:]
+            for r in try c.query("""
+                SELECT j.run_id, j.suite, j.final_state, MAX(a.end_t - a.start_t) FROM jobs j
+                LEFT JOIN attempts a ON a.run_id = j.run_id AND a.job_id = j.job_id
+                WHERE j.kind = 'gate' AND j.mutant IS NULL AND j.run_id IN (\(marks))
+                GROUP BY j.run_id, j.job_id, j.suite, j.final_state
+                """, ids) {
+                guard let run = r[0].string, let suite = r[1].string else { continue }
+                let ok = r[2].string == JobFinalState.passed.rawValue
+                let old = gates[suite]?[run] ?? (true, 0)
+                gates[suite, default: [:]][run] = (old.ok && ok, max(old.seconds, r[3].double ?? 0))
+            }
+            for (suite, perRun) in gates {
+                let sorted = perRun.sorted { order[$0.key]! < order[$1.key]! }
+                trends.gatePassed[suite] = sorted.map { .init(runID: $0.key, value: $0.value.ok ? 1 : 0) }
+                trends.gateSeconds[suite] = sorted.map { .init(runID: $0.key, value: $0.value.seconds) }
+            }
+            var metrics: [String: [String: [Double]]] = [:]
+            for r in try c.query("SELECT run_id, name, unit, value FROM metrics WHERE run_id IN (\(marks))", ids) {
+                guard let run = r[0].string, let name = r[1].string, let v = r[3].double else { continue }
+                let unit = r[2].string ?? ""
+                metrics[unit.isEmpty ? name : "\(name) (\(unit))", default: [:]][run, default: []].append(v)
+            }
+            for (name, perRun) in metrics {
+                trends.metrics[name] = perRun.sorted { order[$0.key]! < order[$1.key]! }
+                    .compactMap { run, values in Scheduler.median(values).map { .init(runID: run, value: $0) } }
+            }
+            return trends
+        }
+    }
+
+    // MARK: Plumbing
+
+    /// Runs `body` on the store's queue with the connection, retrying while the database is busy.
+    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await onQueue {
+            guard let c = self.connection else { throw HistoryError(.other, "\(self.location): history is closed") }
+            var attempt = 0
+            while true {
+                do {
+                    return try body(c)
+                } catch let error as SQLError where error.kind == .busy && attempt < self.options.retries {
+                    attempt += 1
+                    Thread.sleep(forTimeInterval: 0.05 * Double(attempt))
+                }
+            }
+        }
+    }
+
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let location = self.location
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                do {
+                    continuation.resume(returning: try body())
+                } catch let error as SQLError {
+                    continuation.resume(throwing: HistoryError(error, location: location))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    private func connect() throws -> any SQLConnection {
+        switch location {
+        case .sqlite(let path):
+            let dir = (path as NSString).deletingLastPathComponent
+            if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+            return try SQLiteConnection(path: path, busyTimeout: options.busyTimeout)
+        case .postgres(let url):
+            return try PostgresConnection(url: url, connectTimeout: options.connectTimeout, statementTimeout: options.statementTimeout)
+        }
+    }
+
+    /// Creates the schema or applies the missing forward migrations, in one transaction (two
+    /// processes opening a new database at once: the second waits, then finds it current).
+    private func migrate(_ c: any SQLConnection) throws {
+        var attempt = 0
+        while true {
+            do {
+                try c.transaction {
+                    if c.dialect == .postgresql { _ = try c.query("SELECT pg_advisory_xact_lock(7318)", []) }
+                    let tables = try c.tableNames()
+                    var version = 0
+                    if tables.contains("meta") {
+                        let meta = Dictionary(try c.query("SELECT key, value FROM meta", []).compactMap { r -> (String, String)? in
+                            guard let k = r[0].string, let v = r[1].string else { return nil }
+                            return (k, v)
+                        }, uniquingKeysWith: { a, _ in a })
+                        guard meta["application"] == HistorySchema.application else { throw foreign(tables) }
+                        version = Int(meta["schema_version"] ?? "") ?? 0
+                    } else if !tables.isEmpty {
+                        throw foreign(tables)
+                    }
+                    if version > HistorySchema.currentVersion {
+                        throw HistoryError(.newerSchema, "\(location) has history schema version \(version), newer than this xcfleet understands (\(HistorySchema.currentVersion)); upgrade xcfleet or use another database")
+                    }
+                    guard version < HistorySchema.currentVersion else { return }
+                    for step in version..<HistorySchema.currentVersion {
+                        for statement in HistorySchema.migrations[step] { try c.execute(statement) }
+                    }
+                    let upsert = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                    try c.execute(upsert, ["application", .text(HistorySchema.application)])
+                    try c.execute(upsert, ["schema_version", .text(String(HistorySchema.currentVersion))])
+                }
+                return
+            } catch let error as SQLError where error.kind == .busy && attempt < options.retries {
+                attempt += 1
+            }
+        }
+    }
+
+    private func foreign(_ tables: [String]) -> HistoryError {
+        HistoryError(.foreign, "\(location) is not an xcfleet history database (it has other tables: \(tables.sorted().prefix(3).joined(separator: ", "))); move it away or pass another --history-db")
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// `xcfleet flaky --suggest`: quarantine entries for the flakiest tests, ready to paste into
+/// `Plans/quarantine.json` (owner to fill in; expiry two weeks out).
+public enum QuarantineSuggestion {
+    public static func json(for tests: [FlakyTest], minimumRate: Double, now: Date = Date()) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd"
+        let expires = f.string(from: now.addingTimeInterval(14 * 86_400))
+        let entries = tests.filter { $0.rate >= minimumRate }.map { t -> String in
+            let reason = String(format: "flaky: %d of %d executions (%.0f%%), last seen %@", t.flakes, t.executions, t.rate * 100,
+                                f.string(from: Date(timeIntervalSince1970: t.lastSeen)))
+            return """
+                {"suite": \(quote(t.suite)), "test": \(quote(t.test)), "reason": \(quote(reason)), "owner": "TODO", "expires": "\(expires)"}
+            """
+        }
+        return "// add to Plans/quarantine.json under \"tests\"\n[\n" + entries.joined(separator: ",\n") + "\n]"
+    }
+
+    static func quote(_ s: String) -> String {
+        let data = (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

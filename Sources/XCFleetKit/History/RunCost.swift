@@ -1,0 +1,79 @@
+import Foundation
+
+/// What a run cost: host-seconds by phase × each host's price per hour (fleet file `pricePerHour`,
+/// on a host or the provisioner). Pure.
+///
+/// Rule: a host that ran attempts is held for the whole run (a lease lasts from admission to the
+/// end), so it is billed `duration` host-seconds. Those seconds are split by phase in proportion to
+/// the slot-seconds its attempts spent in each phase (`connect`, `push`, `build`, `test`, …); what
+/// the attempts did not use is `idle`. Hosts without a price count host-seconds but no cost.
+public struct RunCost: Equatable, Codable, Sendable {
+    public struct Line: Equatable, Codable, Sendable {
+        public var host: String
+        public var phase: String
+        public var hostSeconds: Double
+        public var cost: Double?
+    }
+
+    public var lines: [Line]
+    public var hostSeconds: Double
+    /// Nil when no host used has a price.
+    public var total: Double?
+    public var currency: String
+
+    public init(lines: [Line], currency: String = "USD") {
+        self.lines = lines
+        hostSeconds = lines.reduce(0) { $0 + $1.hostSeconds }
+        let priced = lines.compactMap(\.cost)
+        total = priced.isEmpty ? nil : priced.reduce(0, +)
+        self.currency = currency
+    }
+
+    public static func compute(_ report: RunReport, pricePerHour: [String: Double], defaultPrice: Double? = nil) -> RunCost {
+        var busy: [String: [String: Double]] = [:]
+        var slots: [String: Set<Int>] = [:]
+        for suite in report.suites {
+            for job in suite.jobs {
+                for a in job.attempts {
+                    slots[a.host, default: []].insert(a.slot)
+                    for span in a.phases {
+                        let end = span.end ?? a.end ?? report.duration
+                        guard end.isFinite, span.start.isFinite, end > span.start else { continue }
+                        busy[a.host, default: [:]][span.phase.rawValue, default: 0] += end - span.start
+                    }
+                }
+            }
+        }
+        let duration = max(0, report.duration)
+        var lines: [Line] = []
+        for host in busy.keys.sorted() {
+            let capacity = duration * Double(max(1, slots[host]?.count ?? 1))
+            let phases = busy[host] ?? [:]
+            let used = phases.values.reduce(0, +)
+            let scale = capacity > 0 && used > capacity ? capacity / used : 1
+            let price = pricePerHour[host] ?? defaultPrice
+            var billed = 0.0
+            for phase in phases.keys.sorted() {
+                let seconds = capacity > 0 ? phases[phase]! * scale / capacity * duration : 0
+                billed += seconds
+                lines.append(Line(host: host, phase: phase, hostSeconds: seconds, cost: price.map { seconds * $0 / 3600 }))
+            }
+            let idle = max(0, duration - billed)
+            lines.append(Line(host: host, phase: "idle", hostSeconds: idle, cost: price.map { idle * $0 / 3600 }))
+        }
+        return RunCost(lines: lines)
+    }
+
+    /// Host-seconds by phase over all hosts.
+    public var byPhase: [String: Double] {
+        lines.reduce(into: [:]) { $0[$1.phase, default: 0] += $1.hostSeconds }
+    }
+
+    /// `$0.42 (1,234 host-s: test 800, build 300, idle 134)`, or host-seconds only.
+    public var summaryLine: String {
+        let phases = byPhase.sorted { $0.value > $1.value }.map { "\($0.key) \(Int($0.value.rounded()))" }.joined(separator: ", ")
+        let seconds = "\(Int(hostSeconds.rounded())) host-s" + (phases.isEmpty ? "" : ": \(phases)")
+        guard let total else { return "\(seconds) (no price per hour in the fleet file)" }
+        return String(format: "$%.2f", total) + " (\(seconds))"
+    }
+}

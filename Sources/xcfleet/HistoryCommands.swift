@@ -1,0 +1,108 @@
+import Foundation
+import XCFleetKit
+
+// `xcfleet history`, `xcfleet history import`, `xcfleet flaky`, and the run's history hooks.
+
+let historyOptions: Set<String> = ["runs", "history-db", "history-url"]
+
+/// Where the history lives for these arguments (nil: off).
+func historyRecorder(_ args: Arguments, deadline: Double? = nil) -> HistoryRecorder? {
+    let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
+    guard let location = HistoryLocation.resolve(noHistory: args.flags.contains("no-history"), url: args.options["history-url"],
+                                                 database: args.options["history-db"], runsDirectory: runs) else { return nil }
+    var options = HistoryDatabase.Options()
+    // XCFLEET_HISTORY_TIMEOUT bounds every history step (default 30 s; tests make it short).
+    let limit = ProcessInfo.processInfo.environment["XCFLEET_HISTORY_TIMEOUT"].flatMap(Double.init) ?? deadline ?? 30
+    options.busyTimeout = min(options.busyTimeout, max(0.1, limit / 4))
+    options.connectTimeout = max(2, min(options.connectTimeout, Int(limit)))
+    let pending: URL? = if case .postgres = location { HistoryLocation.pendingFile(runsDirectory: runs) } else { nil }
+    return HistoryRecorder(location: location, pendingFile: pending, options: options, deadline: limit)
+}
+
+func historyNote(_ line: String) {
+    FileHandle.standardError.write(Data("xcfleet: \(line)\n".utf8))
+}
+
+func historyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
+    if argv.first == "import" {
+        let args = try Arguments(argv.dropFirst(), spec: spec("history", "import"))
+        guard !args.positionals.isEmpty else { throw UsageError("usage: xcfleet history import RUN_DIR…") }
+        guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
+        let store = try await openHistory(recorder)
+        var failed = 0
+        for path in args.positionals {
+            do {
+                let record = try await HistoryRecorder.load(runDirectory: URL(fileURLWithPath: path))
+                try await recorder.within { try await store.record(record) }
+                print("\(path): recorded run \(record.runID) (\(record.testCount) test results)")
+            } catch {
+                failed += 1
+                historyNote("\(path): not imported — \(error)")
+            }
+        }
+        await store.close()
+        return failed == 0 ? 0 : Verdict.ExitCode.usage
+    }
+    let args = try Arguments(argv, spec: spec("history"))
+    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
+    let limit = try args.options["limit"].map { v -> Int in
+        guard let n = Int(v), n > 0 else { throw UsageError("--limit needs a positive number") }
+        return n
+    } ?? 20
+    let store = try await openHistory(recorder)
+    let runs = try await recorder.within { try await store.runs(limit: limit) }
+    await store.close()
+    if args.flags.contains("json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        print(String(decoding: try encoder.encode(runs), as: UTF8.self))
+    } else {
+        print(HistoryListing.format(runs, location: recorder.location, compare: args.flags.contains("compare")))
+    }
+    return 0
+}
+
+func flakyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
+    let args = try Arguments(argv, spec: spec("flaky"))
+    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
+    let days = try args.options["days"].map { v -> Int in
+        guard let n = Int(v), n > 0 else { throw UsageError("--days needs a positive number of days") }
+        return n
+    } ?? 30
+    let store = try await openHistory(recorder)
+    let since = Date().timeIntervalSince1970 - Double(days) * 86_400
+    let rows = try await recorder.within { try await store.flakyCandidates(since: since) }
+    await store.close()
+    let tests = FlakyAnalysis.analyze(rows)
+    if args.flags.contains("suggest") {
+        print(QuarantineSuggestion.json(for: tests, minimumRate: args.options["min-rate"].flatMap(Double.init) ?? 0.02))
+    } else if args.flags.contains("json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        print(String(decoding: try encoder.encode(tests), as: UTF8.self))
+    } else {
+        print(FlakyAnalysis.format(tests, days: days))
+    }
+    return 0
+}
+
+func openHistory(_ recorder: HistoryRecorder) async throws -> HistoryDatabase {
+    do { return try await recorder.open() } catch {
+        throw HistoryCommandError(description: "history: \(error)")
+    }
+}
+
+struct HistoryCommandError: Error, CustomStringConvertible { var description: String }
+
+/// `hosts check`: each host's record from the history, under the live checks.
+func printHostHistory(_ fleet: Fleet, recorder: HistoryRecorder) async {
+    let (history, note) = await recorder.hostHistory()
+    if let note { historyNote(note); return }
+    for host in fleet.hosts {
+        if let h = history.first(where: { $0.host == host.name }) {
+            print("\(host.name): \(HostHealthGate.describe(h))")
+        } else {
+            print("\(host.name): history: no runs in the last \(HostHealthGate.days) days")
+        }
+    }
+}
