@@ -27,7 +27,7 @@ done
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 mkdir -p "$out/modules" "$out/artifacts"
 flags=(-sanitize=fuzzer,address -enable-testing -swift-version 6 -Onone -parse-as-library
-       -I Sources/CLibSSH2 -I "$out/modules" -suppress-warnings)
+       -I Sources/CLibSSH2 -I Sources/CSQLite3 -I Sources/CLibPQ $(pkg-config --cflags-only-I libpq sqlite3 2>/dev/null | sed "s/-I/-Xcc -I/g") -I "$out/modules" -suppress-warnings)
 
 # Libraries: rebuilt only when their sources (or this script) changed.
 library() { # name, source folder
@@ -47,7 +47,7 @@ for t in "${targets[@]}"; do
     echo "fuzz: linking $t"
     # The harness (with its markup checkers) is optimised: it is small, and otherwise dominates the reports target.
     swiftc "${flags[@]}" -O -module-name "fuzz_$t" fuzz/Support/*.swift "fuzz/Targets/$t.swift" \
-        "$out/libXCFleetKit.a" "$out/libSSHClient.a" -lssh2 -o "$out/fuzz-$t" 2>&1 | grep -v "Cannot export local symbol" ; [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $t failed to link"; exit 1; }
+        "$out/libXCFleetKit.a" "$out/libSSHClient.a" -lssh2 -lsqlite3 -lpq -o "$out/fuzz-$t" 2>&1 | grep -v "Cannot export local symbol" ; [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $t failed to link"; exit 1; }
 done
 echo "fuzz: built in $(( $(date +%s) - start )) s"
 [ "$build_only" -eq 1 ] && exit 0

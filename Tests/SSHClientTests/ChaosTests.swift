@@ -134,7 +134,7 @@ final class ChaosTests: XCTestCase {
                     try? h.linkDown(host)
                     if let up { pending.append((fault.at + up, { try? h.linkUp(host) })) }
                 case let .freeze(host, resume):
-                    if let pid = self.testProcess(h, host), kill(pid, SIGSTOP) == 0 {
+                    if let pid = self.h.testProcess(host), kill(pid, SIGSTOP) == 0 {
                         frozen.append(pid)
                         if let resume { pending.append((fault.at + resume, { _ = kill(pid, SIGCONT) })) }
                     }
@@ -244,11 +244,6 @@ final class ChaosTests: XCTestCase {
         return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
     }
 
-    private func testProcess(_ h: NamespaceHosts, _ i: Int) -> Int32? {
-        h.pids(i).first { pid in
-            ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("/bin/swift\u{0}test")
-        }
-    }
 }
 
 /// SplitMix64, for the chaos schedule.

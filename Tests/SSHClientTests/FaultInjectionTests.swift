@@ -172,10 +172,7 @@ final class FaultInjectionTests: XCTestCase {
                              fleet: FleetJSON.fleet([h.hostJSON(1, swiftPath: swiftPath, environment: env)]))
         let (ref, _) = try midSuite(run, jobID: "gate")
         // The fake test process inside the host's namespace (the cached test bundle, see docs/builds.md).
-        let target = h.pids(1).first { pid in
-            let cmd = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-            return cmd.contains("/bin/swift\u{0}test") || cmd.contains("PackageTests.xctest")
-        }
+        let target = h.testProcess(1)
         let pid = try XCTUnwrap(target, "no `swift test` process in the host's namespace")
         let pgid = getpgid(pid)
         XCTAssertGreaterThan(pgid, 1)

@@ -52,12 +52,6 @@ final class HealingTests: XCTestCase {
     }
 
     /// The fake `swift test` process running in host `i`'s namespace.
-    private func testProcess(_ h: NamespaceHosts, _ i: Int) -> Int32? {
-        h.pids(i).first { pid in
-            ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("/bin/swift\u{0}test")
-        }
-    }
-
     /// Alive and not a zombie.
     private func isLive(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
@@ -79,7 +73,7 @@ final class HealingTests: XCTestCase {
         let run = try launch(plan: FleetJSON.plan(suites: ["a", "b", "c", "d", "e", "f"], silence: 60, connect: 3),
                              fleet: FleetJSON.fleet([1, 2].map { h.hostJSON($0, swiftPath: swiftPath, environment: env, deadPeerSeconds: 4) }))
         let (ref, victim) = try midSuite(run, jobID: "a")
-        let frozen = try XCTUnwrap(testProcess(h, index(victim)), "no swift test process on \(victim)")
+        let frozen = try XCTUnwrap(h.testProcess(index(victim)), "no swift test process on \(victim)")
         XCTAssertEqual(kill(frozen, SIGSTOP), 0)
         try h.linkDown(index(victim))
         let probation = run.waitForEvents(timeout: 30) { events in
@@ -125,7 +119,7 @@ final class HealingTests: XCTestCase {
         let fleet = [1, 2].map { h.hostJSON($0, swiftPath: swiftPath, environment: env, deadPeerSeconds: 3) }
         let run = try launch(plan: FleetJSON.plan(suites: ["a", "b"], silence: 60, connect: 2), fleet: FleetJSON.fleet(fleet))
         let (_, victim) = try midSuite(run, jobID: "a")
-        let frozen = try XCTUnwrap(testProcess(h, index(victim)))
+        let frozen = try XCTUnwrap(h.testProcess(index(victim)))
         XCTAssertEqual(kill(frozen, SIGSTOP), 0)
         try h.linkDown(index(victim))
         XCTAssertEqual(run.waitForExit(timeout: 90), 0, run.output)

@@ -176,3 +176,14 @@ enum FleetJSON {
         return "{\"name\": \"faults\", \"suites\": [\n" + list.joined(separator: ",\n") + "\n]}\n"
     }
 }
+
+extension NamespaceHosts {
+    /// The test process in host `i`'s namespace: the cached test bundle (docs/builds.md), or
+    /// `swift test` where a package is tested in place.
+    func testProcess(_ i: Int) -> Int32? {
+        pids(i).first { pid in
+            let cmd = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+            return cmd.contains("/bin/swift\u{0}test") || cmd.contains("PackageTests.xctest")
+        }
+    }
+}

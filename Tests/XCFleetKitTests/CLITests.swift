@@ -27,12 +27,17 @@ final class CLITests: XCTestCase {
     /// Every command and the options its help must name. A new command goes into the binary's
     /// CommandTable and here; `testOverviewListsExactlyTheseCommands` fails until both agree.
     private let golden: [String: [String]] = [
-        "run": ["--fleet", "--runs", "--history", "--run-id", "--templates", "--mutants", "--quiet", "--verbose", "--json"],
+        "run": ["--fleet", "--runs", "--history", "--run-id", "--templates", "--mutants", "--quiet", "--verbose", "--json",
+                "--history-db", "--history-url", "--no-history"],
         "plan check": [],
         "render": ["--out", "--mutant", "--templates"],
-        "hosts check": ["--fleet"],
+        "hosts check": ["--fleet", "--runs", "--history-db", "--history-url", "--no-history"],
+        "hosts clean": ["--fleet"],
         "report": ["--compare", "--json"],
-        "parse": ["--junit", "--source-root", "--json"],
+        "parse": ["--junit", "--source-root", "--json", "--allow-flaky"],
+        "history": ["--limit", "--compare", "--json", "--runs", "--history-db", "--history-url"],
+        "history import": ["--runs", "--history-db", "--history-url"],
+        "flaky": ["--days", "--min-rate", "--suggest", "--json", "--runs", "--history-db", "--history-url"],
         "completion": [],
     ]
 
@@ -127,8 +132,8 @@ final class CLITests: XCTestCase {
             return Set(line.dropFirst(typed.count + 2).split(separator: " ").map(String.init))
         }
         XCTAssertTrue(Set(golden.keys.map { String($0.split(separator: " ")[0]) }).isSubset(of: offered("xcfleet ")), r.stdout)
-        XCTAssertEqual(offered("xcfleet hosts "), ["check", "--help"], r.stdout)
-        XCTAssertEqual(offered("xcfleet hosts check --"), ["--fleet", "--help"], r.stdout)
+        XCTAssertEqual(offered("xcfleet hosts "), ["check", "clean", "--help"], r.stdout)
+        XCTAssertEqual(offered("xcfleet hosts check --"), Set(golden["hosts check"]! + ["--help"]), r.stdout)
         XCTAssertEqual(offered("xcfleet run --"), Set(golden["run"]! + ["--help"]), r.stdout)
         XCTAssertEqual(offered("xcfleet run Plans/"), ["Plans/nightly.json"], "only plan files (.json) are offered: \(r.stdout)")
         XCTAssertEqual(offered("xcfleet run x --fleet Plans/n"), ["Plans/nightly.json"], r.stdout)

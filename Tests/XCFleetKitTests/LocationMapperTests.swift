@@ -236,8 +236,8 @@ final class LocationMapperTests: XCTestCase {
         XCTAssertNil(LogParse.sourceRoot(argument: "/x=missing", currentDirectory: tmp.path))
         XCTAssertNil(LogParse.sourceRoot(argument: "/x", currentDirectory: tmp.path))
         let events: [TestEvent] = [
-            .testFailure(TestIdentifier(suite: "AppTests", name: "testA"), file: "/private/Users/runner/work/app/app/ios/App/Tests/AppTests.swift", line: 9, message: "nope"),
-            .testFailure(TestIdentifier(suite: "AppTests", name: "testA"), file: "/Users/runner/work/app/app/ios/App/Tests/AppTests.swift", line: 9, message: "nope"),
+            .testFailure(TestIdentifier(suite: "AppTests", name: "testA"), file: "/private/Users/runner/work/app/app/ios/App/Tests/AppTests.swift", line: 9, message: "nope 1"),
+            .testFailure(TestIdentifier(suite: "AppTests", name: "testA"), file: "/Users/runner/work/app/app/ios/App/Tests/AppTests.swift", line: 9, message: "nope 2"),
             .testFinished(TestIdentifier(suite: "AppTests", name: "testA"), status: .failed, seconds: nil, framework: .xctest, clone: nil),
         ]
         let report = LogParse.report(events: events, name: "log", sourceRoots: [LocationMapper.SourceRoot(hostPrefix: "/Users/runner/work/app/app/ios", repository: "ios")])

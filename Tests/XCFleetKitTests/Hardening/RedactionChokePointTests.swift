@@ -119,7 +119,9 @@ extension RedactionChokePointTests {
         // Re-wrapped with \r\n (as a pty does), so the whole key never appears verbatim: each line must be caught.
         let printed = pem.split(separator: "\n").map { "\($0)\r\n" }.joined() + "param=\(planSecret)\n"
         let shell = ScriptedShell(host: host, script: [
-            ("swift build", ScriptedShell.Reply(stdout: "Build complete!\n")),
+            // `*`: the rendered command contains the text (the health check and the build cache script).
+            ("*@@toolchain", ScriptedShell.Reply(stdout: "@@uname 0\nLinux x86_64\n@@toolchain 0\nSwift version 6.3.1 (swift-6.3.1-RELEASE)\n@@end\n")),
+            ("*XCFLEET-BUILD", ScriptedShell.Reply(stdout: "XCFLEET-BUILD origin cold\nXCFLEET-BUILD product /w/builds/k/.build/debug/xcfleet-sPackageTests.xctest\nBuild complete!\n")),
             ("", ScriptedShell.Reply(stdout: "Test Suite 'All tests' started at 2025-06-01 12:00:00.000\n" + printed, termination: .exited(0), chunkSize: 3)),
         ])
         let spec = SuiteSpec(name: "s", template: "cache-contract")

@@ -46,7 +46,7 @@ final class ScriptedShell: RemoteShell, @unchecked Sendable {
             lock.lock(); defer { lock.unlock() }
             ranStore.append(line)
             deadlinesStore[line] = deadlines
-            return script.first { line.hasPrefix($0.prefix) }?.reply ?? Reply(stderr: "scripted shell: no reply for \(line)", termination: .exited(127))
+            return script.first { $0.prefix.hasPrefix("*") ? line.contains($0.prefix.dropFirst()) : line.hasPrefix($0.prefix) }?.reply ?? Reply(stderr: "scripted shell: no reply for \(line)", termination: .exited(127))
         }()
         for (stream, text) in [(OutputStreamKind.stdout, reply.stdout), (.stderr, reply.stderr)] {
             let bytes = Array(text.utf8)
