@@ -44,7 +44,7 @@ final class XcodeCachedBuildTests: XCTestCase {
     }
 
     func testKeyFollowsXcodeDeveloperDirDestinationSchemeAndSourcesButNotTheShard() throws {
-        func key(_ ws: Workspace, version: String = version, dev: String? = dev, destination: String = "generic/platform=iOS Simulator",
+        func key(_ ws: Workspace, version: String = XcodeCachedBuildTests.version, dev: String? = XcodeCachedBuildTests.dev, destination: String = "generic/platform=iOS Simulator",
                  scheme: String = "xcfleet-s-Package") -> BuildKey {
             XcodeCachedBuild(workspace: ws, workRoot: "/w", limits: CacheLimits(), jobDirectory: "/w/jobs/x")
                 .key(toolchain: XcodeCachedBuild.identity(versionOutput: version, developerDir: dev), scheme: scheme, destination: destination, developerDir: dev)
@@ -102,7 +102,7 @@ final class XcodeCachedBuildTests: XCTestCase {
         func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
                  output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
             let line = XcodeCommandLine.render(command)
-            lock.lock(); ranStore.append(line); lock.unlock()
+            lock.withLock { ranStore.append(line) }
             if command.arguments.first == "sh" || command.arguments.first == "ls" {
                 var c = command
                 c.environment["PATH"] = bin + ":/usr/bin:/bin"
@@ -135,7 +135,7 @@ final class XcodeCachedBuildTests: XCTestCase {
                                   logsDirectory: runDir.appendingPathComponent("logs")).execute()
         }
         func builds() throws -> [BuildRecord] {
-            try EventLog.read(log.url).compactMap { if case .build(_, let r) = $0 { return r } else { return nil } }
+            try EventLog.read(log.url).compactMap { if case .build(_, let r) = $0.body { return r } else { return nil } }
         }
         func xcodebuildCalls() -> [String] {
             ((try? String(contentsOf: root.appendingPathComponent("xcodebuild.log"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -148,7 +148,7 @@ final class XcodeCachedBuildTests: XCTestCase {
         _ = await execute(Self.job("s#2", shard2, filter: ["DictionaryCacheTests/testC10_doubleNeverEvicts"]))
 
         XCTAssertEqual(xcodebuildCalls().count, 1, "one build-for-testing for two jobs of one key: \(xcodebuildCalls())")
-        XCTAssertTrue(xcodebuildCalls().first?.hasPrefix("\(work)/builds/.stage build-for-testing -scheme xcfleet-s-Package -destination generic/platform=macOS -derivedDataPath DerivedData") == true,
+        XCTAssertTrue(xcodebuildCalls().first?.hasPrefix("\(work)/builds/.stage build-for-testing -scheme xcfleet-s-Package -destination platform=macOS -derivedDataPath DerivedData") == true,
                       "built in the cache's staging folder: \(xcodebuildCalls())")
         var records = try builds()
         XCTAssertEqual(records.map(\.origin), [.cold, .cached])
@@ -180,6 +180,6 @@ final class XcodeCachedBuildTests: XCTestCase {
         XCTAssertEqual(shell.ran.filter { $0.contains("test-without-building") }.count, testsBefore)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work + "/builds").filter { !$0.hasPrefix(".") }.count, before)
         let events = try EventLog.read(log.url)
-        XCTAssertTrue(events.contains { if case .test(let ref, .buildError(_, _, let m)) = $0 { return ref.jobID == "s#broken" && m.contains("cannot find 'x'") } else { return false } })
+        XCTAssertTrue(events.contains { if case .test(let ref, .buildError(_, _, let m)) = $0.body { return ref.jobID == "s#broken" && m.contains("cannot find 'x'") } else { return false } })
     }
 }
