@@ -152,12 +152,12 @@ final class XcodeCachedBuildTests: XCTestCase {
                       "built in the cache's staging folder: \(xcodebuildCalls())")
         var records = try builds()
         XCTAssertEqual(records.map(\.origin), [.cold, .cached])
-        XCTAssertEqual(records.count, 2)
+        guard records.count == 2 else { return XCTFail("expected two build records, got \(records)") }
         XCTAssertEqual(records[0].key, records[1].key)
         let key = records[0].key
         let xctestrun = "\(work)/builds/\(key)/DerivedData/Build/Products/xcfleet-s-Package_macosx15.5-arm64.xctestrun"
         let tests = shell.ran.filter { $0.contains("test-without-building") }
-        XCTAssertEqual(tests.count, 2)
+        guard tests.count == 2 else { return XCTFail("expected two test runs: \(shell.ran)") }
         for t in tests { XCTAssertTrue(t.contains("-xctestrun \(xctestrun) -destination platform=macOS"), t) }
         XCTAssertTrue(tests[1].hasSuffix("-only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts"), tests[1])
         XCTAssertFalse(shell.ran.contains { $0.hasPrefix("xcodebuild build-for-testing") }, "no build outside the cache")
@@ -167,7 +167,7 @@ final class XcodeCachedBuildTests: XCTestCase {
         _ = await execute(Self.job("s#m1", try Self.workspace("let a = 2\n"), filter: nil))
         XCTAssertEqual(xcodebuildCalls().count, 2)
         records = try builds()
-        XCTAssertEqual(records.count, 3)
+        guard records.count == 3 else { return XCTFail("expected three build records, got \(records)") }
         XCTAssertNotEqual(records[2].key, key)
         XCTAssertNotEqual(records[2].origin, .cached)
 
