@@ -16,6 +16,9 @@ import Foundation
 /// key (under its lock, into `<workRoot>/builds/<key>/DerivedData`), then every shard, repetition
 /// and retry runs `run(…)` with that `derivedDataPath` and `needsBuild: false`. Without a cache,
 /// `Input(job:)` builds into `<job directory>/DerivedData` in the same attempt (`needsBuild: true`).
+/// With `cache` (`XcodeCachedBuild`, what `AttemptExecutor` passes) step 2 runs `build-for-testing`
+/// through the host build cache instead (once per key; later jobs find it finished) and steps 4–5
+/// read `<workRoot>/builds/<key>/DerivedData`.
 ///
 /// Never throws: problems come back in `XcodebuildJob.Outcome`. Host problems (wrong Xcode, missing
 /// runtime, wedged simulator, lost connection) are `infraError`, so the job moves to another host;
@@ -120,6 +123,8 @@ public struct XcodebuildJob: Sendable {
         /// The simulator used, if any, and whether this job created it.
         public var simulatorUDID: String?
         public var createdSimulator = false
+        /// The host build cache's record of this attempt's build (with `cache`), for the event log.
+        public var build: BuildRecord?
 
         /// The attempt's end in the runner's terms: infra error text, or the test phase's deadline.
         public var ended: AttemptEnded {
@@ -134,12 +139,15 @@ public struct XcodebuildJob: Sendable {
     public var directory: String
     public var input: Input
     public var deadlines: Deadlines
+    /// The host build cache (nil: an attempt with `needsBuild` builds into `derivedDataPath` itself).
+    public var cache: XcodeCachedBuild?
 
-    public init(shell: any RemoteShell, directory: String, input: Input, deadlines: Deadlines) {
+    public init(shell: any RemoteShell, directory: String, input: Input, deadlines: Deadlines, cache: XcodeCachedBuild? = nil) {
         self.shell = shell
         self.directory = directory
         self.input = input
         self.deadlines = deadlines
+        self.cache = cache
     }
 
     private var hostName: String { shell.host.name }
@@ -157,12 +165,17 @@ public struct XcodebuildJob: Sendable {
         guard let destination = parseDestination(&outcome) else { return outcome }
 
         var simulator: SimulatorControl?
+        // Where the tests read the build, and whether this attempt compiled it.
+        var built = (derivedDataPath: derivedDataPath, here: input.needsBuild)
         do {
             // 1–3. Preparation and the build count as the build phase (preparation failures are infra).
             progress(.phaseStarted(.build))
             defer { progress(.phaseFinished(.build)) }
-            try await selectXcode(&outcome, progress: progress)
-            if input.needsBuild {
+            let identity = try await selectXcode(&outcome, progress: progress)
+            if input.needsBuild, let cache {
+                guard let b = try await cachedBuildStep(cache, destination, identity: identity, &outcome, output: output, progress: progress) else { return outcome }
+                built = b
+            } else if input.needsBuild {
                 guard try await buildStep(destination, &outcome, output: output, progress: progress) else { return outcome }
             }
             if destination.needsSimulator {
@@ -195,7 +208,8 @@ public struct XcodebuildJob: Sendable {
         do {
             progress(.phaseStarted(.test))
             defer { progress(.phaseFinished(.test)) }
-            guard let xctestrun = try await findXctestrun(destination, &outcome, progress: progress) else {
+            guard let xctestrun = try await findXctestrun(destination, &outcome, derivedDataPath: built.derivedDataPath,
+                                                          builtHere: built.here, progress: progress) else {
                 await cleanUp(simulator, outcome: &outcome, progress: progress)
                 return outcome
             }
@@ -271,11 +285,48 @@ public struct XcodebuildJob: Sendable {
         }
     }
 
-    private func selectXcode(_ outcome: inout Outcome, progress: @Sendable (Progress) -> Void) async throws {
-        let (developerDir, version) = try await selectXcode(progress: progress)
+    /// Returns the chosen Xcode's toolchain identity (`XcodeCachedBuild.identity`).
+    @discardableResult
+    private func selectXcode(_ outcome: inout Outcome, progress: @Sendable (Progress) -> Void) async throws -> String {
+        let (developerDir, version, versionOutput) = try await selectXcode(progress: progress)
         outcome.developerDir = developerDir
         outcome.xcode = version
         progress(.note("\(hostName): Xcode \(version)\(developerDir.map { " at \($0)" } ?? " (xcode-select)")"))
+        return XcodeCachedBuild.identity(versionOutput: versionOutput, developerDir: developerDir)
+    }
+
+    /// `xcodebuild -list -json` (scheme), then `build-for-testing` through the host build cache.
+    /// Returns the finished build's DerivedData and whether this attempt compiled it; nil after a
+    /// failed build (as `buildStep`). A cache that cannot be used is an infra error.
+    private func cachedBuildStep(_ cache: XcodeCachedBuild, _ destination: XcodeDestination, identity: String, _ outcome: inout Outcome,
+                                 output: @escaping @Sendable (OutputChunk) -> Void,
+                                 progress: @Sendable (Progress) -> Void) async throws -> (derivedDataPath: String, here: Bool)? {
+        let dev = outcome.developerDir
+        let list = try await capture(XcodebuildDriver(developerDir: dev).listCommand, deadlines.query)
+        let scheme = XcodebuildDriver.chooseScheme(listOutput: list.stdout, packageName: input.packageName, testTarget: input.testTarget)
+        outcome.scheme = scheme
+        let key = cache.key(toolchain: identity, scheme: scheme, destination: destination.buildValue, developerDir: dev)
+        let build = XcodeCachedBuild.buildForTesting(scheme: scheme, destination: destination.buildValue, developerDir: dev)
+        progress(.note("\(hostName): xcodebuild scheme \(scheme); build \(key.short) through the host build cache: \(XcodeCommandLine.render(build))"))
+        let scanner = BuildProtocolScanner()
+        let sawError = BuildErrorWatcher()
+        let started = Date()
+        let termination = try await shell.run(cache.command(toolchain: identity, scheme: scheme, destination: destination.buildValue, developerDir: dev),
+                                              in: directory, deadlines: deadlines.build) { chunk in
+            scanner.consume(chunk)
+            sawError.consume(chunk)
+            output(chunk)
+        }
+        if termination == .exited(BuildCacheScript.unusableStatus) {
+            throw RemoteShellError(.command, host: hostName, "build cache unusable: " + (scanner.problems.first ?? "see the attempt's log"))
+        }
+        guard try judgeBuild(termination, sawError, &outcome) else { return nil }
+        guard let record = scanner.record(host: hostName, key: key, started: started) else {
+            throw RemoteShellError(.command, host: hostName, "the build cache reported no build for \(key.short)")
+        }
+        outcome.build = record
+        if let why = record.untrusted { progress(.note("\(hostName): the build \(key.short) was not trusted (\(why)); rebuilt")) }
+        return (cache.derivedDataPath(key: key), record.origin != .cached)
     }
 
     /// `xcodebuild -list -json`, then `build-for-testing`. Returns whether the build succeeded; a
@@ -294,6 +345,12 @@ public struct XcodebuildJob: Sendable {
             sawError.consume(chunk)
             output(chunk)
         }
+        return try judgeBuild(termination, sawError, &outcome)
+    }
+
+    /// How a `build-for-testing` ended: true when it succeeded; a failure leaves `termination` (phase
+    /// `.build`) and, without a parsed compiler error, a `.buildError`; a lost connection is infra.
+    private func judgeBuild(_ termination: CommandTermination, _ sawError: BuildErrorWatcher, _ outcome: inout Outcome) throws -> Bool {
         switch termination {
         case .exited(0):
             return true
@@ -317,7 +374,7 @@ public struct XcodebuildJob: Sendable {
     /// Lists `<DerivedData>/Build/Products` and picks the `.xctestrun`. None: after a build in this
     /// attempt a build error (the package built but produced no test run for this destination: red,
     /// not retried); from a build made earlier (the cache) an infra error (that build is unusable).
-    private func findXctestrun(_ destination: XcodeDestination, _ outcome: inout Outcome,
+    private func findXctestrun(_ destination: XcodeDestination, _ outcome: inout Outcome, derivedDataPath: String, builtHere: Bool,
                                progress: @Sendable (Progress) -> Void) async throws -> String? {
         let products = XcodebuildDriver.productsPath(derivedDataPath: derivedDataPath)
         let listing = try await capture(XcodebuildDriver.productsListingCommand(derivedDataPath: derivedDataPath), deadlines.query)
@@ -334,7 +391,7 @@ public struct XcodebuildJob: Sendable {
             progress(.note("\(hostName): testing from \(name)"))
             return path
         } catch let error as XctestrunError {
-            if input.needsBuild {
+            if builtHere {
                 outcome.extraEvents.append(.buildError(file: nil, line: nil, message: "xcfleet: \(error)"))
             } else {
                 outcome.infraError = RemoteShellError(.command, host: hostName, "the cached build is unusable: \(error)")
@@ -343,7 +400,7 @@ public struct XcodebuildJob: Sendable {
         }
     }
 
-    private func selectXcode(progress: @Sendable (Progress) -> Void) async throws -> (String?, XcodeVersion) {
+    private func selectXcode(progress: @Sendable (Progress) -> Void) async throws -> (String?, XcodeVersion, String) {
         let toolchain = try XcodeToolchain.resolve(suite: input.suite, host: shell.host)
         var candidates: [String?]
         switch toolchain.selection {
@@ -358,13 +415,13 @@ public struct XcodebuildJob: Sendable {
         }
         if case .developerDir = toolchain.selection, let only = candidates.first {
             let r = try await capture(toolchain.versionCommand(developerDir: only), deadlines.query)
-            return (only, try toolchain.check(versionOutput: r.stdout + "\n" + r.stderr, developerDir: only))
+            return (only, try toolchain.check(versionOutput: r.stdout + "\n" + r.stderr, developerDir: only), r.stdout)
         }
         var tried: [(String, String)] = []
         for dir in candidates {
             let r = try await capture(toolchain.versionCommand(developerDir: dir), deadlines.query)
             do {
-                return (dir, try toolchain.check(versionOutput: r.stdout, developerDir: dir))
+                return (dir, try toolchain.check(versionOutput: r.stdout, developerDir: dir), r.stdout)
             } catch {
                 if case .selected = toolchain.selection { throw error }
                 tried.append((dir ?? "xcode-select", XcodeVersion.parse(r.stdout).map { "Xcode \($0)" } ?? "no version (\(r.termination))"))

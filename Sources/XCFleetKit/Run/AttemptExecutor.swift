@@ -58,9 +58,12 @@ struct AttemptExecutor: Sendable {
             directory = dir
             log.append(.hostPaths(ref, prefixes: [dir]))
             if job.spec.destination != nil {
-                // Apple hosts: toolchain check, simulator, xcodebuild test, xcresult (see XcodebuildJob).
+                // Apple hosts: toolchain check, build-for-testing once per key through the host build
+                // cache, simulator, test-without-building, xcresult (see XcodebuildJob, XcodeCachedBuild).
+                let cache = XcodeCachedBuild(workspace: job.workspace, workRoot: shell.host.workRoot,
+                                             limits: shell.host.cache ?? CacheLimits(), jobDirectory: dir)
                 let xcode = XcodebuildJob(shell: shell, directory: dir, input: XcodebuildJob.Input(job: job),
-                                          deadlines: XcodebuildJob.Deadlines(timeouts: timeouts))
+                                          deadlines: XcodebuildJob.Deadlines(timeouts: timeouts), cache: cache)
                 let outcome = await xcode.run(output: { collector.consume($0) }, progress: { p in
                     switch p {
                     case .phaseStarted(let ph): log.append(.phaseStarted(ref, phase: ph))
@@ -69,6 +72,7 @@ struct AttemptExecutor: Sendable {
                     }
                 })
                 collector.finishStream()
+                if let record = outcome.build { log.append(.build(ref, record)) }
                 for e in outcome.extraEvents { collector.inject(e) }
                 ended = outcome.ended
             } else {

@@ -32,6 +32,8 @@ final class RedactionChokePointTests: XCTestCase {
             ("xcodebuild -version", ScriptedShell.Reply(stdout: XcodeFixtures.versionOutput("16.4", "16F6"))),
             ("xcodebuild -list -json", ScriptedShell.Reply(stdout: "{\"workspace\":{\"name\":\"xcfleet-cache-contract\",\"schemes\":[\"CacheContract\"]}}")),
             ("xcodebuild build-for-testing", ScriptedShell.Reply()),
+            // The host build cache's script (it runs build-for-testing on the host): a finished build.
+            ("sh -c ", ScriptedShell.Reply(stdout: "XCFLEET-BUILD origin cold\n")),
             ("ls -1t ", ScriptedShell.Reply(stdout: "CacheContract_macosx15.5-arm64.xctestrun\n")),
             ("xcodebuild test", ScriptedShell.Reply(stdout: XcodebuildJobTests.streamedRun + "printed \(Self.messageSecret)\n", termination: .exited(65), chunkSize: 5)),
             ("xcrun xcresulttool get test-results", ScriptedShell.Reply(stdout: bundleJSON, chunkSize: 500)),

@@ -1,0 +1,63 @@
+import Foundation
+
+/// An Xcode job's build through the host build cache (docs/builds.md, docs/xcode.md): the key,
+/// the cache script's command running `xcodebuild build-for-testing` in the staged package with
+/// DerivedData inside it, and where the finished DerivedData is for `test-without-building`.
+/// Shards, repetitions and retries with one key share one build; a mutant's files change the key.
+/// Pure (no I/O).
+public struct XcodeCachedBuild: Equatable, Sendable {
+    /// The rendered package as pushed (its build files make the key and the manifest).
+    public var workspace: Workspace
+    /// The host's work root (`<workRoot>/builds/<key>`).
+    public var workRoot: String
+    public var limits: CacheLimits
+    /// The job directory holding the pushed package.
+    public var jobDirectory: String
+
+    public init(workspace: Workspace, workRoot: String, limits: CacheLimits, jobDirectory: String) {
+        self.workspace = workspace
+        self.workRoot = workRoot
+        self.limits = limits
+        self.jobDirectory = jobDirectory
+    }
+
+    /// DerivedData relative to the staged package, so it moves with it into `builds/<key>`.
+    public static let derivedDataName = XcodebuildDriver.derivedDataName
+    /// The `.xctestrun` files build-for-testing writes (the cache hashes them and their folder's siblings
+    /// are not part of the product hash; the tests read the whole DerivedData).
+    public static let productGlob = derivedDataName + "/Build/Products/*.xctestrun"
+
+    /// The toolchain identity of the chosen Xcode: `xcodebuild -version` output and `DEVELOPER_DIR`.
+    public static func identity(versionOutput: String, developerDir: String?) -> String {
+        ToolchainIdentity.text(system: "Darwin", versionLines: versionOutput.split(separator: "\n").map(String.init),
+                               developerDir: developerDir)
+    }
+
+    /// `xcodebuild build-for-testing … -derivedDataPath DerivedData`, run in the staged package.
+    /// `destination` is the build destination (`XcodeDestination.buildValue`).
+    public static func buildForTesting(scheme: String, destination: String, developerDir: String?) -> ShellCommand {
+        XcodebuildDriver(developerDir: developerDir).buildForTestingCommand(scheme: scheme, destination: destination, derivedDataPath: derivedDataName)
+    }
+
+    public func key(toolchain: String, scheme: String, destination: String, developerDir: String?) -> BuildKey {
+        BuildKey.compute(workspace: workspace, toolchain: toolchain, destination: destination,
+                         buildCommand: Self.buildForTesting(scheme: scheme, destination: destination, developerDir: developerDir).arguments
+                            + ["product=" + Self.productGlob])
+    }
+
+    /// The cache script with the build-for-testing command; `DEVELOPER_DIR` reaches xcodebuild through its environment.
+    public func command(toolchain: String, scheme: String, destination: String, developerDir: String?) -> ShellCommand {
+        let build = Self.buildForTesting(scheme: scheme, destination: destination, developerDir: developerDir)
+        var command = BuildCacheScript.command(BuildCacheScript.Input(
+            workRoot: workRoot, key: key(toolchain: toolchain, scheme: scheme, destination: destination, developerDir: developerDir),
+            toolchainDigest: BuildKey.toolchainDigest(toolchain), productGlob: Self.productGlob,
+            manifest: BuildKey.sourceManifest(of: workspace), jobDirectory: jobDirectory, limits: limits, command: build.arguments))
+        command.environment = build.environment
+        return command
+    }
+
+    /// The finished build's DerivedData: `<workRoot>/builds/<key>/DerivedData`.
+    public func derivedDataPath(key: BuildKey) -> String {
+        XcodebuildDriver.join(XcodebuildDriver.join(XcodebuildDriver.join(workRoot, "builds"), key.hex), Self.derivedDataName)
+    }
+}
