@@ -134,7 +134,7 @@ final class ChaosTests: XCTestCase {
                     try? h.linkDown(host)
                     if let up { pending.append((fault.at + up, { try? h.linkUp(host) })) }
                 case let .freeze(host, resume):
-                    if let pid = self.h.testProcess(host), kill(pid, SIGSTOP) == 0 {
+                    if let pid = h.testProcess(host), kill(pid, SIGSTOP) == 0 {
                         frozen.append(pid)
                         if let resume { pending.append((fault.at + resume, { _ = kill(pid, SIGCONT) })) }
                     }

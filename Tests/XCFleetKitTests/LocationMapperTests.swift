@@ -237,7 +237,7 @@ final class LocationMapperTests: XCTestCase {
         XCTAssertNil(LogParse.sourceRoot(argument: "/x", currentDirectory: tmp.path))
         let events: [TestEvent] = [
             .testFailure(TestIdentifier(suite: "AppTests", name: "testA"), file: "/private/Users/runner/work/app/app/ios/App/Tests/AppTests.swift", line: 9, message: "nope 1"),
-            .testFailure(TestIdentifier(suite: "AppTests", name: "testA"), file: "/Users/runner/work/app/app/ios/App/Tests/AppTests.swift", line: 9, message: "nope 2"),
+            .testFailure(TestIdentifier(suite: "AppTests", name: "testA"), file: "/Users/runner/work/app/app/ios/App/Tests/AppTests.swift", line: 10, message: "nope 2"),
             .testFinished(TestIdentifier(suite: "AppTests", name: "testA"), status: .failed, seconds: nil, framework: .xctest, clone: nil),
         ]
         let report = LogParse.report(events: events, name: "log", sourceRoots: [LocationMapper.SourceRoot(hostPrefix: "/Users/runner/work/app/app/ios", repository: "ios")])
