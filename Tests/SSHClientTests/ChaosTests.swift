@@ -127,7 +127,7 @@ final class ChaosTests: XCTestCase {
         var pending: [(at: Double, action: () -> Void)] = []
         var frozen: [Int32] = []
         for fault in faults {
-            pending.append((fault.at, { [self] in
+            pending.append((fault.at, {
                 switch fault.kind {
                 case let .kill(host): try? h.killHost(host)
                 case let .linkDown(host, up):

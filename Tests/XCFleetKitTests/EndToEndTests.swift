@@ -157,7 +157,8 @@ final class EndToEndTests: XCTestCase {
     func testInterruptWritesAPartialReportAndExits130() throws {
         let p = Process()
         p.executableURL = TestPaths.xcfleetBinary
-        p.arguments = ["run", "Plans/cache-contract.json", "--runs", runs.path]
+        // A fresh work root: the build is cold (a cached build would end the run before the Ctrl-C).
+        p.arguments = ["run", "Plans/cache-contract.json", "--runs", runs.path, "--fleet", try coldLocalFleet()]
         p.currentDirectoryURL = TestPaths.packageRoot
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -301,12 +302,25 @@ extension EndToEndTests {
 }
 
 extension EndToEndTests {
+    /// A fleet file naming the local host with a work root of its own in a fresh temporary
+    /// directory: nothing is cached there, so the run's build is cold and takes seconds.
+    func coldLocalFleet() throws -> String {
+        let dir = try TestPaths.temporaryDirectory("cold-fleet")
+        let fleet = dir.appendingPathComponent("fleet.json")
+        let root = dir.appendingPathComponent("work").path
+        try Data(#"{"hosts": [{"name": "local", "transport": "local", "workRoot": "\#(root)"}]}"#.utf8).write(to: fleet)
+        return fleet.path
+    }
+
     /// A run waiting for another run's slot lease stops at once on Ctrl-C.
     func testCtrlCWhileWaitingForALeaseStopsAtOnce() throws {
+        // Both runs share one fresh work root (and so its slot lease); its first build is cold, so
+        // the first run holds the slot long enough whatever other tests left in the default cache.
+        let fleet = try coldLocalFleet()
         func start(_ dir: URL) throws -> Process {
             let p = Process()
             p.executableURL = TestPaths.xcfleetBinary
-            p.arguments = ["run", "Plans/cache-contract.json", "--runs", dir.path]
+            p.arguments = ["run", "Plans/cache-contract.json", "--runs", dir.path, "--fleet", fleet]
             p.currentDirectoryURL = TestPaths.packageRoot
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
