@@ -25,12 +25,7 @@ final class ChaosTests: XCTestCase {
 
     override func setUpWithError() throws {
         try NamespaceHosts.require()
-        work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("xcf-chaos-\(getpid())-\(UUID().uuidString.prefix(6))")
-        let bin = work.appendingPathComponent("bin")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        swiftPath = bin.appendingPathComponent("swift").path
-        try FileManager.default.copyItem(at: TestHosts.packageRoot.appendingPathComponent("scripts/fake-swift.sh"), to: URL(fileURLWithPath: swiftPath))
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swiftPath)
+        (work, swiftPath) = try NamespaceHosts.fakeToolchainWork("xcf-chaos")
     }
 
     override func tearDown() {

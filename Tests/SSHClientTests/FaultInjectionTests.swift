@@ -18,14 +18,7 @@ final class FaultInjectionTests: XCTestCase {
 
     override func setUpWithError() throws {
         try NamespaceHosts.require()
-        work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("xcf-faults-\(getpid())-\(UUID().uuidString.prefix(6))")
-        let bin = work.appendingPathComponent("bin")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        // Named `swift`: xcfleet puts the toolchain's folder first on PATH and runs `swift`.
-        swiftPath = bin.appendingPathComponent("swift").path
-        let fixture = TestHosts.packageRoot.appendingPathComponent("scripts/fake-swift.sh")
-        try FileManager.default.copyItem(at: fixture, to: URL(fileURLWithPath: swiftPath))
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swiftPath)
+        (work, swiftPath) = try NamespaceHosts.fakeToolchainWork("xcf-faults")
     }
 
     override func tearDown() {

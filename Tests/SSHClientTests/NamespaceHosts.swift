@@ -187,3 +187,18 @@ extension NamespaceHosts {
         }
     }
 }
+
+extension NamespaceHosts {
+    /// A fresh work folder `<tmp>/<prefix>-<pid>-<id>` holding `bin/swift`, a copy of
+    /// `scripts/fake-swift.sh`. Named `swift`: xcfleet puts the toolchain's folder first on PATH
+    /// and runs `swift`. Returns the folder and the fake toolchain's path.
+    static func fakeToolchainWork(_ prefix: String) throws -> (work: URL, swiftPath: String) {
+        let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("\(prefix)-\(getpid())-\(UUID().uuidString.prefix(6))")
+        let bin = work.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let swiftPath = bin.appendingPathComponent("swift").path
+        try FileManager.default.copyItem(at: TestHosts.packageRoot.appendingPathComponent("scripts/fake-swift.sh"), to: URL(fileURLWithPath: swiftPath))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swiftPath)
+        return (work, swiftPath)
+    }
+}
