@@ -57,6 +57,12 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         config.setAsideByHistory = held
         if let note { historyNote(note) }
     }
+    let pricing = fleet.pricing
+    config.historyContext = { report in // cost always; trends and flaky marks from the history
+        let (context, note) = await HistoryRecorder.runContext(report, pricing: pricing, recorder: recorder)
+        if let note { historyNote(note) }
+        return context
+    }
     let runner = try Runner(config: config)
     let json = args.flags.contains("json")
     let verbosity: Verbosity = args.flags.contains("quiet") || json ? .quiet : args.flags.contains("verbose") ? .verbose : .normal
@@ -82,6 +88,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory),
                                 color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
         print("cost: " + RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice).summaryLine)
+        if let line = TrendSummary.terminalLine(report) { print(TerminalText.sanitize(line)) }
     }
     return report.exitCode
 }

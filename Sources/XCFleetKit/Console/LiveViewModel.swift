@@ -104,6 +104,8 @@ public struct LiveViewModel: Sendable {
             break
         case .runFinished:
             finished = true
+        case .historyContext:
+            break
         }
         return narrator.lines(for: event)
     }

@@ -82,6 +82,8 @@ public struct ProgressNarrator: Sendable {
             if interrupted { say("run interrupted", .warning) }
         case .sourceMap(let jobID, let map):
             sourceMaps[jobID] = map
+        case .historyContext:
+            break
         case .hostPaths(let ref, let prefixes):
             mappers[ref] = LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: (mappers[ref]?.hostPrefixes ?? []) + prefixes)
         }

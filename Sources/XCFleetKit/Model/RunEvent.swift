@@ -124,5 +124,8 @@ public struct RunEvent: Equatable, Codable, Sendable {
         /// Host folders an attempt's package lives in (its job folder, build folders): the
         /// prefixes `LocationMapper` strips from paths the host prints.
         case hostPaths(AttemptRef, prefixes: [String])
+        /// The history's view of the run when it ended (cost, trends, known-flaky tests), written
+        /// after `runFinished` so the reports rebuild from the events alone (docs/history.md).
+        case historyContext(HistoryContext)
     }
 }

@@ -10,6 +10,8 @@ public struct HTMLReportRenderer: ReportRendering {
     public var comparison: RunComparison?
     /// The report's forge while rendering: locations link to the file at the run's commit.
     private var forge: ForgeLink?
+    /// Known-flaky tests from the run's history context (suite + `Class/name`).
+    private var knownFlaky: [String: HistoryContext.KnownFlaky] = [:]
 
     public init(comparison: RunComparison? = nil) {
         self.comparison = comparison
@@ -24,6 +26,7 @@ public struct HTMLReportRenderer: ReportRendering {
     public func html(_ report: RunReport) -> String {
         var me = self
         me.forge = report.forge
+        me.knownFlaky = TrendSummary.flakyIndex(report)
         return me.page(report)
     }
 
@@ -33,13 +36,14 @@ public struct HTMLReportRenderer: ReportRendering {
         b += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         b += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         b += "<title>xcfleet · \(h(report.planName)) · \(h(report.runID))</title>\n"
-        b += "<style>\n\(Self.css)\n</style>\n</head>\n<body>\n"
+        b += "<style>\n\(Self.css)\n\(report.history == nil ? "" : Self.trendsCSS + "\n")</style>\n</head>\n<body>\n"
         b += banner(report)
         b += "<main>\n"
-        b += "<nav class=\"toc\"><a href=\"#gates\">Gates</a><a href=\"#probes\">Probes</a><a href=\"#timeline\">Timeline</a><a href=\"#infra\">Infrastructure</a><a href=\"#checklist\">Review checklist</a>\(comparison == nil ? "" : "<a href=\"#comparison\">Comparison</a>")</nav>\n"
+        b += "<nav class=\"toc\"><a href=\"#gates\">Gates</a><a href=\"#probes\">Probes</a>\(historyLinks(report))<a href=\"#timeline\">Timeline</a><a href=\"#infra\">Infrastructure</a><a href=\"#checklist\">Review checklist</a>\(comparison == nil ? "" : "<a href=\"#comparison\">Comparison</a>")</nav>\n"
         b += cards(report)
         b += gates(report)
         b += probes(report, palette: palette)
+        b += historySections(report)
         b += "<section id=\"timeline\">\n<h2>Timeline</h2>\n"
         b += "<p class=\"note\">Every attempt's phases on each host slot, in seconds since the run started. Hover a bar for details.</p>\n"
         b += timeline(report)
@@ -230,6 +234,7 @@ public struct HTMLReportRenderer: ReportRendering {
         }
         var b = "<tr><td><span class=\"pill \(pillClass)\">\(o.status.rawValue)</span>"
         if o.flaky { b += " <span class=\"pill flaky\" title=\"failed in an earlier attempt, then passed\">flaky</span>" }
+        if let f = knownFlaky[TrendSummary.key(suite: job.planned.suite, test: o.id)] { b += knownFlakyPill(f) }
         if !retries.isEmpty { b += " <span class=\"pill retry\" title=\"an earlier attempt hit an infrastructure failure and was retried\">infra retry</span>" }
         b += "</td><td class=\"test\">"
         if !o.id.suite.isEmpty { b += "<span class=\"cls\">\(h(o.id.suite)) / </span>" }

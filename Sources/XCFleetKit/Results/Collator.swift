@@ -252,9 +252,11 @@ public struct Collator {
         var interrupted = false
         var finished = false
         var lastT = 0.0
+        var history: HistoryContext?
 
         for event in events.sorted(by: { $0.seq < $1.seq }) {
-            lastT = max(lastT, event.t)
+            // The history context is written after the run ended: it does not lengthen the run.
+            if case .historyContext = event.body {} else { lastT = max(lastT, event.t) }
             switch event.body {
             case .runStarted(let s):
                 start = s
@@ -302,6 +304,8 @@ public struct Collator {
                 sourceMaps[jobID] = map
             case .hostPaths(let ref, let prefixes):
                 hostPaths[ref, default: []] += prefixes
+            case .historyContext(let context):
+                history = context
             }
         }
         // A run without its final event was killed: everything unfinished counts as interrupted.
@@ -365,11 +369,13 @@ public struct Collator {
         let hosts = start?.hosts ?? []
         let allUnusable = !hosts.isEmpty && hosts.allSatisfy { setAside[$0] != nil }
         let (code, line) = Verdict.exitCode(suites: suites, interrupted: interrupted, unusableHosts: allUnusable ? setAside : nil)
-        return RunReport(runID: start?.runID ?? "unknown", planName: start?.planName ?? "unknown",
+        var report = RunReport(runID: start?.runID ?? "unknown", planName: start?.planName ?? "unknown",
                          planPath: start?.planPath ?? "", startedAt: start?.startedAt ?? "",
                          xcfleetVersion: start?.xcfleetVersion ?? "", duration: lastT, interrupted: interrupted,
                          hosts: hosts, hostsSetAside: setAside, suites: suites, totals: totals,
                          exitCode: code, verdictLine: line, notes: notes, forge: start?.forge,
                          hostChanges: hostChanges.isEmpty ? nil : hostChanges)
+        report.history = history
+        return report
     }
 }

@@ -15,6 +15,10 @@ public struct RunConfiguration: Sendable {
     public var runID: String
     /// Hosts the history says to set aside at admission (`HostHealthGate`), with the reason and figures.
     public var setAsideByHistory: [String: String] = [:]
+    /// Called with the collated report once the run ended, before the reports are written: its
+    /// answer (cost, trends, known-flaky tests) is logged as a `historyContext` event and shown in
+    /// the reports. Must not stall (`HistoryRecorder` bounds every step by its deadline).
+    public var historyContext: (@Sendable (RunReport) async -> HistoryContext?)? = nil
     /// When a directory named `runID` already exists: true picks a fresh default id (for
     /// generated ids), false fails (an id the user chose). An existing run is never overwritten.
     public var pickNewRunIDIfTaken: Bool
@@ -105,7 +109,11 @@ public final class Runner: Sendable {
         let interrupted = await coordinator.wasInterrupted
         log.append(.runFinished(interrupted: interrupted))
         let faults = Dictionary(mutants.map { ($0.id, $0.fault) }, uniquingKeysWith: { a, _ in a })
-        let report = Collator(mutantFaults: faults).collate(try EventLog.read(log.url))
+        var report = Collator(mutantFaults: faults).collate(try EventLog.read(log.url))
+        if let provide = config.historyContext, let context = await provide(report) {
+            // What is logged (redacted) is what the report shows, as a rebuild would collate it.
+            if case .historyContext(let logged) = log.append(.historyContext(context)).body { report.history = logged }
+        }
         try ReportWriter.writeAll(report, to: runDirectory)
         return report
     }
