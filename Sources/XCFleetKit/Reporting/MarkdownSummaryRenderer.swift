@@ -35,6 +35,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
         out.append("|---|---|---|--:|--:|--:|--:|--:|--:|")
         var failures: [(suite: String, host: String, line: String)] = []
         var flaky: [String] = []
+        let knownFlaky = TrendSummary.flakyIndex(report)
         for suite in report.suites {
             var n = (passed: 0, failed: 0, skipped: 0, notRun: 0, flaky: 0)
             // Tests of jobs that never started: one line per suite and reason, not one per test.
@@ -58,7 +59,8 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                         n.failed += 1
                         let f = o.failures.first ?? FailureDetail(message: "failed")
                         let loc = ReportText.location(f).map { "\(md($0)) — " } ?? ""
-                        failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(loc)\(md(ReportText.clip(f.message, maxMessageLength)))"))
+                        failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(loc)\(md(ReportText.clip(f.message, maxMessageLength)))"
+                                         + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id)))
                     case .notRun:
                         n.notRun += 1
                         if ReportFacts.isRed(job) && job.decisive == nil {
@@ -193,6 +195,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
             out.append("</details>")
             out.append("")
         }
+        out += historyLines(report)
         out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.testsPassed) passed, \(report.totals.testsFailed) failed, \(report.totals.testsSkipped) skipped, \(report.totals.flakyTests) flaky")
         return out.joined(separator: "\n") + "\n"
     }

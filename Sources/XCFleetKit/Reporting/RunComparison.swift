@@ -49,6 +49,20 @@ public struct RunComparison: Equatable, Codable, Sendable {
     }
 
     public var builds: BuildChange? = nil
+    /// Cost and build-phase host-seconds of both runs (from their `historyContext` events); nil
+    /// when neither run has one.
+    public var cost: CostChange? = nil
+
+    public struct CostChange: Equatable, Codable, Sendable {
+        public var baseHostSeconds: Double?
+        public var headHostSeconds: Double?
+        public var baseCost: Double?
+        public var headCost: Double?
+        /// Host-seconds in the `build` phase.
+        public var baseBuildSeconds: Double?
+        public var headBuildSeconds: Double?
+        public var currency: String
+    }
     public var baseRunID: String
     public var headRunID: String
     public var baseExitCode: Int32
@@ -116,6 +130,12 @@ public struct RunComparison: Equatable, Codable, Sendable {
         let bb = BuildSummary(base), hb = BuildSummary(head)
         if !bb.rows.isEmpty || !hb.rows.isEmpty {
             comparison.builds = BuildChange(baseCompileSeconds: bb.compileSeconds, headCompileSeconds: hb.compileSeconds, base: bb.line, head: hb.line)
+        }
+        let bc = base.history?.cost, hc = head.history?.cost
+        if bc != nil || hc != nil {
+            comparison.cost = CostChange(baseHostSeconds: bc?.hostSeconds, headHostSeconds: hc?.hostSeconds, baseCost: bc?.total, headCost: hc?.total,
+                                         baseBuildSeconds: bc.map { $0.byPhase["build"] ?? 0 }, headBuildSeconds: hc.map { $0.byPhase["build"] ?? 0 },
+                                         currency: hc?.currency ?? bc?.currency ?? "USD")
         }
         return comparison
     }

@@ -17,6 +17,10 @@ public enum RunComparisonRenderer {
             out.append("Builds: \(md(x.base)) → \(md(x.head)) (\(buildDelta(x)))")
             out.append("")
         }
+        if let x = c.cost {
+            out.append(md(costLine(x)))
+            out.append("")
+        }
         func list(_ title: String, _ items: [RunComparison.TestChange]) {
             guard !items.isEmpty else { return }
             out.append("### \(title) (\(items.count))")
@@ -57,6 +61,26 @@ public enum RunComparisonRenderer {
         return "compile time \(d >= 0 ? "+" : "−")\(ReportText.fixed(abs(d), 1)) s"
     }
 
+    /// `Cost: $0.40 → $0.52 (+$0.12, +30%) · host-s 1200 → 1500 · build phase 300 → 420 host-s (+120)`.
+    static func costLine(_ x: RunComparison.CostChange) -> String {
+        func pair(_ a: Double?, _ b: Double?, _ f: (Double) -> String, relative: Bool) -> String {
+            var s = "\(a.map(f) ?? "—") → \(b.map(f) ?? "—")"
+            if let a, let b {
+                let d = b - a
+                s += " (\(d >= 0 ? "+" : "−")\(f(abs(d)))"
+                if relative, a != 0 { s += ", \(d >= 0 ? "+" : "−")\(ReportText.fixed(abs(b / a - 1) * 100, 0))%" }
+                s += ")"
+            }
+            return s
+        }
+        let money: (Double) -> String = { TrendSummary.money($0, x.currency) }
+        let seconds: (Double) -> String = { ReportText.fixed($0, 0) }
+        var line = "Cost: " + (x.baseCost == nil && x.headCost == nil ? "no price per hour" : pair(x.baseCost, x.headCost, money, relative: true))
+        line += " · host-s " + pair(x.baseHostSeconds, x.headHostSeconds, seconds, relative: true)
+        line += " · build phase host-s " + pair(x.baseBuildSeconds, x.headBuildSeconds, seconds, relative: false)
+        return line
+    }
+
     static func value(_ v: Double?, _ unit: String) -> String {
         v.map { ReportText.metric($0, unit: unit) } ?? "—"
     }
@@ -75,6 +99,7 @@ public enum RunComparisonRenderer {
         var b = "<section id=\"comparison\">\n<h2>Compared with \(h(c.baseRunID))</h2>\n"
         b += "<p class=\"note\">exit code \(c.baseExitCode) → \(c.headExitCode) · \(c.newFailures.count) new failures · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower (more than \(ReportText.fixed(c.slowerThreshold * 100, 0))% and \(ReportText.fixed(c.minimumSlowerSeconds, 2)) s)</p>\n"
         if let x = c.builds { b += "<p class=\"note\">Builds: \(h(x.base)) → \(h(x.head)) (\(h(buildDelta(x))))</p>\n" }
+        if let x = c.cost { b += "<p class=\"note\">\(h(costLine(x)))</p>\n" }
         func tests(_ title: String, _ items: [RunComparison.TestChange], _ cls: String) {
             guard !items.isEmpty else { return }
             b += "<h3>\(title)</h3><div class=\"table-wrap\"><table><thead><tr><th>Suite</th><th>Test</th><th>Base</th><th>Head</th></tr></thead><tbody>\n"
