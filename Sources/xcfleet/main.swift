@@ -189,6 +189,7 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
         TerminalOutput.printJSON(try encoder.encode(RunSummaryJSON(report: report, runDirectory: dir.path)))
     } else {
         TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: dir))
+        if let line = TrendSummary.terminalLine(report) { print(TerminalText.sanitize(line)) }
     }
     return report.exitCode
 }

@@ -8,17 +8,23 @@ import Foundation
 /// value is worse than `m` by more than `max(10% of |m|, 3 × mad)` — so a noisy metric needs a
 /// larger change. "Worse" is higher for durations, memory, sizes and everything else, and lower
 /// when the metric's name or unit says it is a rate, ratio, hit count, percentage or throughput
-/// (`hit_rate (ratio)`, `ops/s`). A regression is called out; it never changes the exit code.
+/// (`hit_rate (ratio)`, `requests (ops/s)`; see `higherIsWorse`). A regression is called out; it never changes the exit code.
 public enum TrendRule {
     public static let minimumEarlierRuns = 3
     public static let relativeTolerance = 0.10
     public static let deviations = 3.0
 
-    /// Whether a higher value is worse, from the metric's name and unit.
-    public static func higherIsWorse(_ nameAndUnit: String) -> Bool {
-        let s = nameAndUnit.lowercased()
-        let better = ["ratio", "rate", "hit", "%", "percent", "throughput", "/s", "per_s", "per second", "ops", "score"]
-        return !better.contains { s.contains($0) }
+    /// Whether a higher value is worse, from the metric's key `name (unit)`: lower is worse for a
+    /// unit `ratio`, `%`, `percent`, `score` or `…/s`, or a name with a word starting with `hit`,
+    /// ending in `rate` or `ratio`, or `throughput`, `score` — unless a word starts with
+    /// `fail`, `error` or `miss` (words: runs of letters, lowercased).
+    public static func higherIsWorse(_ key: String) -> Bool {
+        let unit = self.unit(of: key).lowercased()
+        let name = (unit.isEmpty ? key : String(key.dropLast(unit.count + 3))).lowercased()
+        let words = name.split { !$0.isLetter }.map(String.init)
+        if words.contains(where: { w in ["fail", "error", "miss"].contains { w.hasPrefix($0) } }) { return true }
+        if ["ratio", "%", "percent", "score"].contains(unit) || unit.hasSuffix("/s") || unit.hasSuffix("per second") { return false }
+        return !words.contains { $0.hasPrefix("hit") || $0.hasSuffix("rate") && $0 != "duration" || $0.hasSuffix("ratio") || $0 == "throughput" || $0 == "score" }
     }
 
     /// The unit of a trend key `name (unit)` (`""` without one).
