@@ -172,3 +172,26 @@ final class HistoryContextTests: XCTestCase {
         XCTAssertNil(RunComparison.compare(base: SampleReports.green, head: SampleReports.red).cost)
     }
 }
+
+/// Large host blocks keep their plain passes in a closed `<details>` (so a 20,000-test page renders
+/// fast), while failures, flaky and known-flaky tests stay in the open table.
+final class HTMLFoldedPassesTests: XCTestCase {
+    func testLargeBlocksFoldPlainPassesOnly() {
+        let spec = SampleReports.spec("big")
+        var tests = (0..<250).map { SampleReports.test("Big.Tests/test\($0)") }
+        tests[3] = SampleReports.test("Big.Tests/test3", .failed, failures: [FailureDetail(message: "boom")])
+        let a = SampleReports.attempt(1, host: "mac-a", start: 0, tests: tests, termination: .exited(1), problems: ["1 test failed"])
+        let j = SampleReports.job("big#0", suite: spec, expected: tests.map(\.id.description), attempts: [a], state: .failed)
+        var report = SampleReports.report("run-big", suites: [SuiteReport(spec: spec, status: .red, reasons: ["1 test failed"], jobs: [j])], hosts: ["mac-a"])
+        report.history = HistoryContext(knownFlaky: [.init(suite: "big", test: "Big.Tests/test7", rate: 0.1, flakes: 1, executions: 10, lastSeen: "2026-11-30T00:00:00Z")])
+        let html = HTMLReportRenderer().html(report)
+        let fold = html.range(of: "<details class=\"passes\"><summary>248 passed tests on mac-a</summary>")
+        XCTAssertNotNil(fold, "248 plain passes folded")
+        let failure = html.range(of: ">test3</span>"), known = html.range(of: ">test7</span>"), plain = html.range(of: ">test8</span>")
+        XCTAssertLessThan(failure!.lowerBound, fold!.lowerBound, "the failure stays in the open table")
+        XCTAssertLessThan(known!.lowerBound, fold!.lowerBound, "so does the known-flaky test")
+        XCTAssertGreaterThan(plain!.lowerBound, fold!.lowerBound)
+        // A small block is not folded.
+        XCTAssertFalse(HTMLReportRenderer().html(SampleReports.full).contains("class=\"passes\""))
+    }
+}

@@ -93,6 +93,10 @@ public struct HistoryTrends: Equatable, Codable, Sendable {
     public struct Point: Equatable, Codable, Sendable {
         public var runID: String
         public var value: Double
+        public init(runID: String, value: Double) {
+            self.runID = runID
+            self.value = value
+        }
     }
     /// Gate name → pass (1) / not (0) per run.
     public var gatePassed: [String: [Point]] = [:]
