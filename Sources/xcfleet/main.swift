@@ -44,10 +44,11 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
     var history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
     let recorder = historyRecorder(args)
+    var readable = recorder // nil once the history failed to answer: the report's trends do not ask again
     if history == nil, let recorder {
         let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name })
         history = learned
-        if let note { historyNote(note) }
+        if let note { historyNote(note); readable = nil }
     }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
@@ -57,9 +58,9 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         config.setAsideByHistory = held
         if let note { historyNote(note) }
     }
-    let pricing = fleet.pricing
+    let pricing = fleet.pricing, trendsFrom = readable
     config.historyContext = { report in // cost always; trends and flaky marks from the history
-        let (context, note) = await HistoryRecorder.runContext(report, pricing: pricing, recorder: recorder)
+        let (context, note) = await HistoryRecorder.runContext(report, pricing: pricing, recorder: trendsFrom)
         if let note { historyNote(note) }
         return context
     }

@@ -75,6 +75,25 @@ final class TrendsRunTests: XCTestCase {
         let after = try ["report.html", "summary.md", "report.json", "junit.xml"].map { try read("r3", $0) }
         XCTAssertEqual(before, after, "xcfleet report reproduces the reports byte for byte")
 
+        // A regression in the snapshot is called out (report, summary, terminal) and the exit code stays 0.
+        let eventsURL = dir.appendingPathComponent("runs/r3/events.jsonl")
+        var events = try EventLog.read(eventsURL)
+        guard case .historyContext(var context) = events.last?.body else { return XCTFail("the context is the last event") }
+        context.trends?.metrics = [HistoryContext.Series(name: "memory_delta (bytes)", points: [
+            .init(runID: "a", value: 100), .init(runID: "b", value: 101), .init(runID: "c", value: 99), .init(runID: "r3", value: 500)])]
+        let judged = TrendRule.judge("memory_delta (bytes)", points: context.trends!.metrics[0].points, currentRunID: "r3", higherIsWorse: true) { "\($0)" }
+        context.trends?.metrics[0].median = judged.median
+        context.trends?.metrics[0].regression = judged.regression
+        events[events.count - 1].body = .historyContext(context)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        try Data(try events.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined().utf8).write(to: eventsURL)
+        let regressed = try xcfleet(["report", dir.appendingPathComponent("runs/r3").path])
+        XCTAssertEqual(regressed.status, 0, "a regression never fails the run: \(regressed.stderr)")
+        XCTAssertTrue(regressed.stdout.contains("trends: 1 regression against the recent median (diagnostics, exit code unchanged): memory_delta (bytes): 500.0 against a median of 100.0"), regressed.stdout)
+        XCTAssertTrue(try read("r3", "report.html").contains("1 regression against the recent median</strong>"))
+        XCTAssertTrue(try read("r3", "summary.md").contains("⚠️ 1 regression against the recent median"))
+
         // Comparing r3 with r2 shows the cost change.
         let compare = try xcfleet(["report", dir.appendingPathComponent("runs/r3").path, "--compare", dir.appendingPathComponent("runs/r2").path])
         XCTAssertTrue(compare.stdout.contains("Cost: $"), compare.stdout)
@@ -97,7 +116,13 @@ final class TrendsRunTests: XCTestCase {
         try Data("not a database at all, just text long enough to be a header".utf8).write(to: db)
         let r = try run("broken", ["--history-db", db.path])
         XCTAssertEqual(r.status, 0, "history never changes the exit code")
-        XCTAssertTrue(r.stderr.contains("xcfleet: history: no trends or flaky marks in this run's report"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("no trends"), "the history failed at the start: not asked again, no third note: \(r.stderr)")
         XCTAssertFalse(try read("broken", "report.html").contains("id=\"trends\""))
+        XCTAssertTrue(try read("broken", "report.html").contains("id=\"cost\""))
+        // With --history RUN_DIR the durations do not come from the database: the trends step notes it itself.
+        let r2 = try run("broken2", ["--history-db", db.path, "--history", dir.appendingPathComponent("runs/broken").path])
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("xcfleet: history: no trends or flaky marks in this run's report"), r2.stderr)
+        XCTAssertFalse(try read("broken2", "report.html").contains("id=\"trends\""))
     }
 }
