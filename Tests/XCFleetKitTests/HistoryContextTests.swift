@@ -195,3 +195,12 @@ final class HTMLFoldedPassesTests: XCTestCase {
         XCTAssertFalse(HTMLReportRenderer().html(SampleReports.full).contains("class=\"passes\""))
     }
 }
+
+extension HistoryContextTests {
+    func testEmptyTrendsShowNoSection() {
+        var report = SampleReports.green
+        report.history = HistoryContext(cost: nil, trends: .init(window: 20, runs: 1, gates: [], metrics: []), knownFlaky: [])
+        XCTAssertFalse(HTMLReportRenderer().html(report).contains("id=\"trends\""))
+        XCTAssertFalse(MarkdownSummaryRenderer().markdown(report).contains("### Trends"))
+    }
+}

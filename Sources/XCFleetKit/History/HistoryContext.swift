@@ -69,6 +69,8 @@ public struct HistoryContext: Equatable, Codable, Sendable {
         public var runs: Int
         public var gates: [GateTrend]
         public var metrics: [Series]
+        /// Whether there is anything to show (a plan without gates or metrics has no trends).
+        public var hasSeries: Bool { !gates.isEmpty || !metrics.isEmpty }
         /// Every regression line (gate durations, then metrics).
         public var regressions: [String] {
             gates.compactMap(\.seconds.regression) + metrics.compactMap(\.regression)

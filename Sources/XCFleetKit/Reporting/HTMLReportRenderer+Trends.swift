@@ -7,7 +7,7 @@ extension HTMLReportRenderer {
     /// Table-of-contents links for the sections present.
     func historyLinks(_ r: RunReport) -> String {
         var b = ""
-        if r.history?.trends != nil { b += "<a href=\"#trends\">Trends</a>" }
+        if let t = r.history?.trends, t.hasSeries { b += "<a href=\"#trends\">Trends</a>" }
         if r.history?.cost != nil { b += "<a href=\"#cost\">Cost</a>" }
         return b
     }
@@ -15,7 +15,7 @@ extension HTMLReportRenderer {
     func historySections(_ r: RunReport) -> String {
         guard let context = r.history else { return "" }
         var b = ""
-        if let t = context.trends { b += trendsSection(t, flaky: context.knownFlaky ?? [], plan: r.planName) }
+        if let t = context.trends, t.hasSeries { b += trendsSection(t, flaky: context.knownFlaky ?? [], plan: r.planName) }
         if let c = context.cost { b += costSection(c) }
         return b
     }

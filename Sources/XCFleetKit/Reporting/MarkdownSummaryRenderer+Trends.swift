@@ -7,7 +7,7 @@ extension MarkdownSummaryRenderer {
         guard let context = report.history else { return [] }
         func md(_ s: String) -> String { ReportText.markdown(s) }
         var out: [String] = []
-        if let t = context.trends {
+        if let t = context.trends, t.hasSeries {
             let regressions = t.regressions
             out.append("### Trends (last \(t.runs) run\(t.runs == 1 ? "" : "s"))")
             if regressions.isEmpty {
