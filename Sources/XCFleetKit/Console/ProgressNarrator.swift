@@ -84,6 +84,10 @@ public struct ProgressNarrator: Sendable {
             sourceMaps[jobID] = map
         case .hostPaths(let ref, let prefixes):
             mappers[ref] = LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: (mappers[ref]?.hostPrefixes ?? []) + prefixes)
+        case .hostAdmitted(let profile):
+            if verbose, let label = profile.label { say("host \(profile.host): \(label)", .dim) }
+        case .hostProvisioned(let host, let seconds):
+            if verbose { say("host \(host) provisioned in \(TerminalText.seconds(seconds))", .dim) }
         }
         return verbosity == .quiet ? [] : out
     }

@@ -124,5 +124,10 @@ public struct RunEvent: Equatable, Codable, Sendable {
         /// Host folders an attempt's package lives in (its job folder, build folders): the
         /// prefixes `LocationMapper` strips from paths the host prints.
         case hostPaths(AttemptRef, prefixes: [String])
+        /// A host passed admission and leased its slots (its lease, and its bill, start here); what
+        /// it is, for comparable durations (`HostProfile`).
+        case hostAdmitted(HostProfile)
+        /// The provisioner's create command made `host` in `seconds` (ending now): billed as `provision`.
+        case hostProvisioned(host: String, seconds: Double)
     }
 }

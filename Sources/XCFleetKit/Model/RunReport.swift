@@ -147,6 +147,8 @@ public struct RunReport: Equatable, Codable, Sendable {
     public var forge: ForgeLink? = nil
     /// When hosts left (set aside, on probation) and rejoined, in order; nil when none did.
     public var hostChanges: [HostChange]? = nil
+    /// Hosts' provisioning, admission and class, in order of first appearance; nil in runs recorded before them.
+    public var hostTimelines: [HostTimeline]? = nil
 
     public var gates: [SuiteReport] { suites.filter { $0.spec.kind == .gate } }
     public var probes: [SuiteReport] { suites.filter { $0.spec.kind == .probe } }

@@ -249,6 +249,14 @@ public struct Collator {
         var notes: [String] = []
         var sourceMaps: [String: SourceMap] = [:]
         var hostPaths: [AttemptRef: [String]] = [:]
+        var leases: [HostTimeline] = []
+        func lease(_ host: String, _ change: (inout HostTimeline) -> Void) {
+            if let i = leases.firstIndex(where: { $0.host == host }) { change(&leases[i]) } else {
+                var l = HostTimeline(host: host)
+                change(&l)
+                leases.append(l)
+            }
+        }
         var interrupted = false
         var finished = false
         var lastT = 0.0
@@ -302,6 +310,17 @@ public struct Collator {
                 sourceMaps[jobID] = map
             case .hostPaths(let ref, let prefixes):
                 hostPaths[ref, default: []] += prefixes
+            case .hostAdmitted(let profile):
+                lease(profile.host) { l in
+                    if l.admittedAt == nil { l.admittedAt = event.t }
+                    l.hostClass = profile.hostClass ?? l.hostClass
+                    l.label = profile.label ?? l.label
+                }
+            case .hostProvisioned(let host, let seconds):
+                lease(host) { l in
+                    l.provisionedAt = event.t
+                    l.provisionSeconds = seconds
+                }
             }
         }
         // A run without its final event was killed: everything unfinished counts as interrupted.
@@ -370,6 +389,6 @@ public struct Collator {
                          xcfleetVersion: start?.xcfleetVersion ?? "", duration: lastT, interrupted: interrupted,
                          hosts: hosts, hostsSetAside: setAside, suites: suites, totals: totals,
                          exitCode: code, verdictLine: line, notes: notes, forge: start?.forge,
-                         hostChanges: hostChanges.isEmpty ? nil : hostChanges)
+                         hostChanges: hostChanges.isEmpty ? nil : hostChanges, hostTimelines: leases.isEmpty ? nil : leases)
     }
 }

@@ -188,7 +188,9 @@ actor RunCoordinator {
                     for index in 1...max(1, spec.count) {
                         group.addTask {
                             do {
+                                let started = Date()
                                 let host = try await provisioner.create(index: index)
+                                await self.provisioned(host.name, seconds: Date().timeIntervalSince(started))
                                 await self.note("provisioned \(host.name) at \(host.address):\(host.port)")
                                 await self.admit(host, runID: runID, leases: leases, timeouts: timeouts)
                             } catch let error as ProvisionError {
@@ -227,6 +229,7 @@ actor RunCoordinator {
     }
 
     private func note(_ text: String) { log.append(.note(text)) }
+    private func provisioned(_ host: String, seconds: Double) { log.append(.hostProvisioned(host: host, seconds: seconds)) }
 
     /// Hosts set aside before connecting, by the history's health record (host → reason).
     private var heldBack: [String: String] = [:]
@@ -248,6 +251,7 @@ actor RunCoordinator {
         switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases, waitForSlots: Self.leaseWait) {
         case .admitted(let schedulerHost, let leaseSlots, let health, let acquisition):
             if let identity = health.toolchainIdentity { await toolchains.seed(host: host.name, identity: identity) }
+            log.append(.hostAdmitted(HostProfile(host: host.name, health: health)))
             hosts[host.name] = host
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
