@@ -45,7 +45,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     var history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
     let recorder = historyRecorder(args)
     if history == nil, let recorder {
-        let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name })
+        let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name }, hosts: fleet.hosts.map(\.name))
         history = learned
         if let note { historyNote(note) }
     }
