@@ -13,6 +13,8 @@ final class SQLiteHistoryStoreTests: XCTestCase {
     func testNewerSchemaIsRefused() async throws { try await HistoryStoreContract.newerSchemaIsRefused(try location()) }
     func testForeignDatabaseIsRefused() async throws { try await HistoryStoreContract.foreignDatabaseIsRefused(try location()) }
     func testTwoWritersAtOnceBothLand() async throws { try await HistoryStoreContract.twoWritersAtOnceBothLand(try location()) }
+    func testBuildCacheHitRatePerHost() async throws { try await HistoryStoreContract.buildCacheHitRatePerHost(try location()) }
+    func testDurationsPreferComparableHosts() async throws { try await HistoryStoreContract.durationsPreferComparableHosts(try location()) }
 
     func testCorruptFileIsANoteNotAnError() async throws {
         let dir = try TestPaths.temporaryDirectory()
@@ -94,6 +96,8 @@ final class PostgresHistoryStoreTests: XCTestCase {
     func testNewerSchemaIsRefused() async throws { try await HistoryStoreContract.newerSchemaIsRefused(try location()) }
     func testForeignDatabaseIsRefused() async throws { try await HistoryStoreContract.foreignDatabaseIsRefused(try location()) }
     func testTwoWritersAtOnceBothLand() async throws { try await HistoryStoreContract.twoWritersAtOnceBothLand(try location()) }
+    func testBuildCacheHitRatePerHost() async throws { try await HistoryStoreContract.buildCacheHitRatePerHost(try location()) }
+    func testDurationsPreferComparableHosts() async throws { try await HistoryStoreContract.durationsPreferComparableHosts(try location()) }
 
     func testServerDownQueuesTheRunAndReplaysItLater() async throws {
         let url = try TestPostgres.freshDatabase()
