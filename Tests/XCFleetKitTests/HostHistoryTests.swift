@@ -35,6 +35,33 @@ final class HostHistoryTests: XCTestCase {
         XCTAssertTrue(cpu?.hasSuffix("×\(ProcessInfo.processInfo.activeProcessorCount)") == true, "\(String(describing: cpu))")
     }
 
+    /// `xcfleet hosts check` after two runs on a fresh work root (the first builds cold, the second
+    /// finds the build in the host's cache): the host's history line shows a 50% build-cache hit
+    /// rate and the host's class. Real binary, real SQLite, the fake `swift`.
+    func testHostsCheckShowsTheBuildCacheHitRateAndClass() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let toolchain = dir.appendingPathComponent("toolchain")
+        try FileManager.default.createDirectory(at: toolchain, withIntermediateDirectories: true)
+        let swift = toolchain.appendingPathComponent("swift")
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("scripts/fake-swift.sh"), to: swift)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+        let fleet = dir.appendingPathComponent("fleet.json")
+        try Data(#"{"hosts": [{"name": "local", "transport": "local", "workRoot": "\#(dir.path)/work", "toolchain": {"swiftPath": "\#(swift.path)"}}]}"#.utf8).write(to: fleet)
+        let runs = dir.appendingPathComponent("runs").path
+        let env = ["XCFLEET_HISTORY_URL": "", "XCFLEET_HISTORY_DB": "", "XCFLEET_NO_HISTORY": "", "GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": ""]
+        for _ in 0..<2 {
+            let run = try runCommand(TestPaths.xcfleetBinary, ["run", "Plans/cache-contract.json", "--fleet", fleet.path, "--runs", runs, "--quiet"],
+                                     cwd: TestPaths.packageRoot, environment: env)
+            XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        }
+        let check = try runCommand(TestPaths.xcfleetBinary, ["hosts", "check", "--fleet", fleet.path, "--runs", runs], cwd: TestPaths.packageRoot, environment: env)
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        let line = try XCTUnwrap(check.stdout.split(separator: "\n").first { $0.contains("history (7 d)") }, check.stdout)
+        XCTAssertTrue(line.contains("build cache 50% hits (1 cached of 2 builds)"), String(line))
+        XCTAssertTrue(line.contains("Swift version 6.3.1 (fake toolchain for xcfleet tests)"), String(line))
+        XCTAssertTrue(line.contains("×\(ProcessInfo.processInfo.activeProcessorCount)"), String(line))
+    }
+
     // MARK: Durations on comparable hosts
 
     func testComparableSamplesWinOnlyWithEnoughOfThem() {
