@@ -77,6 +77,19 @@ final class HostHistoryTests: XCTestCase {
         XCTAssertEqual(only.history.expectedSeconds(suite: "gate", test: "A/new"), 4, "nothing else known: the comparable sample")
     }
 
+    func testBuildCostsComeFromTheHistoryInOrderElseTheDefaults() {
+        XCTAssertEqual(BuildCostEstimate(history: nil), .defaults)
+        var history = DurationHistory()
+        history.buildSeconds = [.cold: 12, .cached: 0.2, .incremental: 2]
+        XCTAssertEqual(BuildCostEstimate(history: history), BuildCostEstimate(cold: 12, incremental: 2, cached: 0.2))
+        history.buildSeconds = [.cold: 3]
+        XCTAssertEqual(BuildCostEstimate(history: history), BuildCostEstimate(cold: 3, incremental: 3, cached: 0.5),
+                       "a default never exceeds a measured cheaper kind")
+        history.buildSeconds = [.cold: 10, .incremental: 40, .cached: 50]
+        XCTAssertEqual(BuildCostEstimate(history: history), BuildCostEstimate(cold: 10, incremental: 10, cached: 10))
+        XCTAssertFalse(history.isEmpty, "build costs alone are a history worth using")
+    }
+
     // MARK: Cost phases
 
     /// Events as a run with a provisioner writes them: create took 20 s (ending at t=20), admission
@@ -214,6 +227,10 @@ extension HistoryStoreContract {
         let mac2 = try XCTUnwrap(hosts.first { $0.host == "mac-2" })
         XCTAssertNil(mac2.buildCacheHitRate, "no build recorded")
         XCTAssertTrue(HostHealthGate.describe(mac2).contains("build cache -"), HostHealthGate.describe(mac2))
+        // The scheduler's build costs: medians per origin (lock waits left out).
+        let durations = try await store.durations(suites: ["gate"], lastRuns: 10, comparableTo: ["mac-1"])
+        XCTAssertEqual(durations.buildSeconds, [.cold: 20, .cached: 0.2, .incremental: 20])
+        XCTAssertEqual(BuildCostEstimate(history: durations), BuildCostEstimate(cold: 20, incremental: 20, cached: 0.2))
         await store.close()
     }
 

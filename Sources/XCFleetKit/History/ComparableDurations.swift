@@ -9,16 +9,23 @@ import Foundation
 /// of the suite that ran on a host of those classes, counting only executions on such hosts —
 /// when there are at least `minimumSamples` of them; otherwise the median over the last N runs on
 /// any host (the rule without classes). A fleet whose hosts were never recorded uses every host.
+/// Build costs for the scheduler follow the same preference: per origin (cold, incremental,
+/// cached), the median of the last 30 builds of the plan's suites (lock waits left out).
 public enum ComparableDurations {
     public static let minimumSamples = 3
+    /// How many recent builds of each origin the scheduler's build costs come from.
+    public static let buildSamples = 30
 
     /// Durations by suite → `Class/test`, and attempt wall-clocks by suite.
     public struct Samples: Equatable, Sendable {
         public var tests: [String: [String: [Double]]] = [:]
         public var attempts: [String: [Double]] = [:]
-        public init(tests: [String: [String: [Double]]] = [:], attempts: [String: [Double]] = [:]) {
+        /// Build origin (`BuildOrigin.rawValue`) → build seconds.
+        public var builds: [String: [Double]] = [:]
+        public init(tests: [String: [String: [Double]]] = [:], attempts: [String: [Double]] = [:], builds: [String: [Double]] = [:]) {
             self.tests = tests
             self.attempts = attempts
+            self.builds = builds
         }
     }
 
@@ -53,7 +60,12 @@ public enum ComparableDurations {
             attempts[suite] = value
             if fromComparable { comparableSuites += 1 }
         }
-        return Choice(history: DurationHistory(testSeconds: tests, attemptSeconds: attempts),
+        var history = DurationHistory(testSeconds: tests, attemptSeconds: attempts)
+        for origin in Set(comparable.builds.keys).union(all.builds.keys) {
+            guard let kind = BuildOrigin(rawValue: origin), let value = pick(comparable.builds[origin], all.builds[origin]).0 else { continue }
+            history.buildSeconds[kind] = value
+        }
+        return Choice(history: history,
                       comparableTests: comparableTests, comparableSuites: comparableSuites)
     }
 }

@@ -84,6 +84,7 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
             var samples = ComparableDurations.Samples()
             guard !classes.isEmpty else { return samples }
             let classMarks = Array(repeating: "?", count: classes.count).joined(separator: ",")
+            samples.builds = try Self.buildSamples(c, suites: suites, classes: classes)
             for suite in suites {
                 let runs = try c.query("""
                     SELECT j.run_id FROM jobs j JOIN runs r ON r.run_id = j.run_id
@@ -138,8 +139,31 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                     if let s = row[0].double { walls[suite, default: []].append(s) }
                 }
             }
-            return ComparableDurations.Samples(tests: tests, attempts: walls)
+            return ComparableDurations.Samples(tests: tests, attempts: walls, builds: try Self.buildSamples(c, suites: suites, classes: []))
         }
+    }
+
+    /// Build seconds by origin (`cold`, `incremental`, `cached`; lock waits left out), newest first,
+    /// at most `ComparableDurations.buildSamples` each, from builds of these suites' jobs — on hosts
+    /// of `classes` when given.
+    private static func buildSamples(_ c: any SQLConnection, suites: [String], classes: [SQLValue]) throws -> [String: [Double]] {
+        guard !suites.isEmpty else { return [:] }
+        let suiteMarks = Array(repeating: "?", count: suites.count).joined(separator: ",")
+        let classFilter = classes.isEmpty ? "" : """
+            JOIN hosts h ON h.run_id = b.run_id AND h.host = b.host
+            AND h.host_class IN (\(Array(repeating: "?", count: classes.count).joined(separator: ",")))
+            """
+        var out: [String: [Double]] = [:]
+        for r in try c.query("""
+            SELECT b.origin, b.seconds - COALESCE(b.waited_seconds, 0) FROM attempt_builds b
+            JOIN jobs j ON j.run_id = b.run_id AND j.job_id = b.job_id JOIN runs r ON r.run_id = b.run_id \(classFilter)
+            WHERE j.suite IN (\(suiteMarks)) AND b.seconds IS NOT NULL
+            ORDER BY r.started_epoch DESC, b.run_id DESC LIMIT ?
+            """, classes + suites.map { .text($0) } + [SQLValue(ComparableDurations.buildSamples * 10)]) {
+            guard let origin = r[0].string, let seconds = r[1].double, seconds.isFinite, seconds >= 0 else { continue }
+            if out[origin, default: []].count < ComparableDurations.buildSamples { out[origin, default: []].append(seconds) }
+        }
+        return out
     }
 
     public func flakyCandidates(since: Double) async throws -> [FlakyExecution] {

@@ -153,7 +153,7 @@ actor RunCoordinator {
 
     func run(jobs planned: [PlannedJob], fleet: Fleet, runID: String, history: DurationHistory?) async {
         for job in planned { jobs[job.planned.jobID] = job }
-        let builds = Self.builds(for: planned)
+        let builds = Self.builds(for: planned, costs: BuildCostEstimate(history: history))
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
                          expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
@@ -374,9 +374,9 @@ actor RunCoordinator {
 extension RunCoordinator {
     /// Each SwiftPM job's build for the scheduler: a host-independent key over the package's build
     /// inputs (the toolchain part of the real key is the same for every job on one host), the
-    /// unmutated gate's key as the base of its mutants, and default costs (cold 30 s, incremental
-    /// 5 s, cached 0.5 s: only their order matters to placement). Xcode jobs get none yet.
-    static func builds(for planned: [PlannedJob]) -> [String: SchedulerJob.Build] {
+    /// unmutated gate's key as the base of its mutants, and costs from the history's recorded builds
+    /// or the defaults (`BuildCostEstimate`: cold 30 s, incremental 5 s, cached 0.5 s). Xcode jobs get none yet.
+    static func builds(for planned: [PlannedJob], costs: BuildCostEstimate = .defaults) -> [String: SchedulerJob.Build] {
         var keys: [String: String] = [:]
         var gateKey: [String: String] = [:]
         for job in planned where job.spec.destination == nil {
@@ -388,7 +388,8 @@ extension RunCoordinator {
         for job in planned {
             guard let key = keys[job.planned.jobID] else { continue }
             let bases = job.planned.mutant == nil ? [] : gateKey[job.planned.suite].map { [$0] } ?? []
-            out[job.planned.jobID] = SchedulerJob.Build(key: key, bases: bases, coldSeconds: 30, incrementalSeconds: 5, cachedSeconds: 0.5)
+            out[job.planned.jobID] = SchedulerJob.Build(key: key, bases: bases, coldSeconds: costs.cold, incrementalSeconds: costs.incremental,
+                                                        cachedSeconds: costs.cached)
         }
         return out
     }
