@@ -34,7 +34,7 @@ public enum HostHealthGate {
             + "\(h.deadPeerEvents) dead-peer, set aside \(h.setAside)×, median connect \(s(h.medianConnectSeconds)) "
             + "push \(s(h.medianPushSeconds)) build \(s(h.medianBuildSeconds)), build cache "
             + (h.buildCacheHitRate.map { "\(percent($0)) hits (\(h.cachedBuilds) cached of \(h.builds) builds)" } ?? "-")
-            + (h.label.map { ", class \(h.hostClass ?? "?") (\(TerminalText.sanitize($0)))" } ?? "")
+            + (h.label.map { TerminalText.sanitize(", class \(h.hostClass ?? "?") (\($0))") } ?? "")
     }
 
     static func percent(_ v: Double) -> String { String(format: "%.0f%%", v * 100) }
