@@ -96,7 +96,6 @@ final class HostHistoryTests: XCTestCase {
     /// at t=25, one attempt busy 30 s in 2 phases, the run ends at t=100 — provision 20, build 10,
     /// test 20, idle 50 (leased but unused from t=20 to t=100, minus the 30 busy seconds).
     func testProvisionTimeIsProvisionAndIdleIsLeasedButUnusedTime() throws {
-        let dir = try TestPaths.temporaryDirectory()
         let spec = SuiteSpec(name: "gate", template: "cache-contract", kind: .gate)
         let ref = AttemptRef(jobID: "gate", attempt: 1)
         let bodies: [(Double, RunEvent.Body)] = [
@@ -131,7 +130,6 @@ final class HostHistoryTests: XCTestCase {
         XCTAssertEqual(record.rows["hosts"]?.map { $0[1] }, [.text("vm-1"), .text("vm-2")])
         XCTAssertEqual(record.rows["hosts"]?.first?[3], .text("c1"))
         XCTAssertTrue(record.rows["run_costs"]?.contains { $0[1] == .text("vm-1") && $0[2] == .text("provision") } == true)
-        _ = dir
     }
 
     /// A fleet host admitted at t=40 of a 100 s run that ran nothing is billed 60 s of idle; one set

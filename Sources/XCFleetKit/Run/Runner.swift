@@ -484,7 +484,7 @@ extension RunCoordinator {
         case .setAside(let reason):
             await shell.close()
             return reason
-        case .admitted(let schedulerHost, _, _, let acquisition):
+        case .admitted(let schedulerHost, _, let health, let acquisition):
             let keep = attemptTokens.values.filter { $0.host == spec.name }.map(\.token)
             let reaped: [String]
             do { reaped = try await leases.reapOwnRecords(shell: shell, keep: keep) } catch {
@@ -499,6 +499,7 @@ extension RunCoordinator {
             if shells["\(spec.name)#0"] == nil { shells["\(spec.name)#0"] = shell } else { await shell.close() }
             for r in acquisition.reaped { log.append(.note("\(spec.name): reaped the process record of a dead run: \(r)")) }
             for r in reaped { log.append(.note("\(spec.name): killed the orphaned process group of an attempt lost earlier: \(r)")) }
+            log.append(.hostAdmitted(HostProfile(host: spec.name, health: health))) // a host first set aside is billed from here
             log.append(.hostRejoined(host: spec.name))
             noteCachedBuilds(on: spec.name, keys: Self.cachedBuildKeys(acquisition))
             if scheduler.isOnProbation(spec.name) {
