@@ -84,6 +84,8 @@ public struct ProgressNarrator: Sendable {
             sourceMaps[jobID] = map
         case .hostPaths(let ref, let prefixes):
             mappers[ref] = LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: (mappers[ref]?.hostPrefixes ?? []) + prefixes)
+        case .quarantine(let entries):
+            if !entries.isEmpty { say("quarantine: \(entries.count) test\(entries.count == 1 ? "" : "s") (they run; their failures do not make a gate red)", .dim) }
         }
         return verbosity == .quiet ? [] : out
     }

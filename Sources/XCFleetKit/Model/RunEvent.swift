@@ -124,5 +124,7 @@ public struct RunEvent: Equatable, Codable, Sendable {
         /// Host folders an attempt's package lives in (its job folder, build folders): the
         /// prefixes `LocationMapper` strips from paths the host prints.
         case hostPaths(AttemptRef, prefixes: [String])
+        /// The quarantine in force (written after `runStarted`; see docs/history.md, "Quarantine").
+        case quarantine([QuarantineEntry])
     }
 }
