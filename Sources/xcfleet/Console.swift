@@ -89,6 +89,7 @@ final class ConsoleProgress: Sendable {
                 if !metrics.isEmpty { lines.append(ConsoleLine("      \(metrics.count) metric values recorded")) }
             }
         }
+        if let q = report.quarantine, !q.tests.isEmpty { lines.append(ConsoleLine("  " + TerminalText.sanitize(q.summaryLine))) }
         for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) { lines.append(ConsoleLine("  host \(host) set aside: \(reason)")) }
         for change in report.hostChanges ?? [] where change.change == .rejoined {
             lines.append(ConsoleLine("  host \(change.host) rejoined at \(String(format: "%.1f", change.t)) s"))
