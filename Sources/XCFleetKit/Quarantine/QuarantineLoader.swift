@@ -57,7 +57,8 @@ public enum QuarantineLoader {
                         }
                         seen[dupKey] = f.position.line
                         if let suites, !suites.contains(entry.suite) {
-                            warnings.append("\(path):\(f.position.line): \(f.path.description).suite: no suite '\(SchemaReader.excerpt(entry.suite))' in the plan; the entry has no effect (plan suites: \(suites.joined(separator: ", ")))")
+                            let at = object.field("suite")?.position ?? f.position
+                            warnings.append("\(path):\(at): \(f.path.description).suite: no suite '\(SchemaReader.excerpt(entry.suite))' in the plan; the entry has no effect (plan suites: \(suites.joined(separator: ", ")))")
                         }
                         entries.append(entry)
                     }
