@@ -22,7 +22,9 @@ public enum QuarantineSuggestion {
     }
 
     static func quote(_ s: String) -> String {
-        let data = (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes] // `Class/test` reads as it is written in the quarantine file
+        let data = (try? encoder.encode(s)) ?? Data("\"\"".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }
