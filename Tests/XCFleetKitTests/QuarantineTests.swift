@@ -397,6 +397,32 @@ final class QuarantineTests: XCTestCase {
         XCTAssertFalse(lines.contains { $0.hasPrefix("::error") }, lines.joined(separator: "\n"))
     }
 
+    func testSwiftTestingDisplayNamesWithSpacesCanBeQuarantined() throws {
+        let log = try Data(contentsOf: ReportingTestSupport.fixturesDir.appendingPathComponent("logs/swift_testing_linux.txt"))
+        let events = OutputParser.parse(log)
+        XCTAssertEqual(LogParse.report(events: events, name: "log").exitCode, 1)
+        let both = try load(#"{"tests": [{"suite": "log", "test": "/overwrite()", "reason": "r", "owner": "o", "expires": "2027-01-01"}, {"suite": "log", "test": "/Loader miss path", "reason": "r", "owner": "o", "expires": "2027-01-01"}]}"#, suites: ["log"]).quarantine
+        XCTAssertEqual(LogParse.report(events: events, name: "log", quarantine: both).exitCode, 0)
+        let one = Quarantine(entries: Array(both.entries.prefix(1)))
+        let red = LogParse.report(events: events, name: "log", quarantine: one)
+        XCTAssertEqual(red.exitCode, 1)
+        XCTAssertTrue(red.suites[0].reasons.contains { $0.contains("1 test failed: /Loader miss path") }, "\(red.suites[0].reasons)")
+    }
+
+    func testAQuarantinedTestThatFailedThenPassedWithinTheAttemptForgivesTheExitStatus() {
+        // The first testFlaky fails, the second passes (linuxLog fails every execution of a failing name: rewrite the second).
+        var lines = linuxLog(["testPut", "testFlaky", "testFlaky", "testZap"], fail: ["testFlaky"]).components(separatedBy: "\n")
+        if let i = lines.lastIndex(of: "Test Case 'StoreTests.testFlaky' failed (0.002 seconds)") {
+            lines[i] = "Test Case 'StoreTests.testFlaky' passed (0.001 seconds)"
+            lines.remove(at: i - 1)
+        }
+        let text = lines.joined(separator: "\n")
+        XCTAssertEqual(collate([(text, .exited(1))], quarantine: nil).0.exitCode, 1)
+        let (r, _) = collate([(text, .exited(1))], quarantine: [entry("StoreTests/testFlaky")])
+        XCTAssertEqual(r.exitCode, 0, "\(r.suites[0].reasons)")
+        XCTAssertEqual(r.quarantine?.tests.first?.outcome, .flaky)
+    }
+
     func testParseAcceptsAQuarantine() {
         let events = OutputParser.parse(Data(linuxLog(fail: ["testFlaky"]).utf8))
         XCTAssertEqual(LogParse.report(events: events, name: "log").exitCode, 1)

@@ -34,7 +34,7 @@ public enum Verdict {
         let recovered = Set(attempt.evidence?.flakyInAttempt ?? [])
         let failedAll = observed.filter { $0.status == .failed && !recovered.contains(testKey($0.id)) }
         let failed = failedAll.filter { !quarantined.contains($0.id) }
-        let forgiven = quarantineForgives(attempt, failedAll: failedAll, quarantined: quarantined)
+        let forgiven = quarantineForgives(attempt, quarantined: quarantined)
         if !failed.isEmpty {
             let names = failed.prefix(5).map { "\($0.id.className)/\($0.id.name)" }.joined(separator: ", ")
             out.append("\(failed.count) test\(failed.count == 1 ? "" : "s") failed: \(names)\(failed.count > 5 ? ", …" : "")")
