@@ -91,12 +91,14 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
 /// `--quarantine FILE` (must exist), else `quarantine.json` beside the plan when it exists;
 /// `--no-quarantine`: none. Warnings (entries for suites the plan lacks) go to stderr.
 func loadQuarantine(_ args: Arguments, plan: TestPlan) throws -> Quarantine? {
-    if args.flags.contains("no-quarantine") { return nil }
+    if args.flags.contains("no-quarantine") {
+        if args.options["quarantine"] != nil { throw UsageError("--quarantine and --no-quarantine contradict each other; give one of them") }
+        return nil
+    }
     let path: String
     if let explicit = args.options["quarantine"] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: explicit, isDirectory: &isDirectory) else {
-            throw UsageError("--quarantine \(explicit): no such file (give a quarantine file, or leave the option out; see xcfleet run --help)")
+        guard FileManager.default.fileExists(atPath: explicit) else {
+            throw UsageError("--quarantine \(TerminalText.sanitize(explicit)): no such file (give a quarantine file, or leave the option out; see xcfleet run --help)")
         }
         path = explicit
     } else {

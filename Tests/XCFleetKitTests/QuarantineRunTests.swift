@@ -108,6 +108,10 @@ final class QuarantineRunTests: XCTestCase {
         XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
         XCTAssertTrue(missing.stderr.hasPrefix("xcfleet: --quarantine \(dir.appendingPathComponent("nope.json").path): no such file"), missing.stderr)
 
+        let both = try run(["--quarantine", plan.path, "--no-quarantine"])
+        XCTAssertEqual(both.status, 2)
+        XCTAssertEqual(both.stderr, "xcfleet: --quarantine and --no-quarantine contradict each other; give one of them\n")
+
         // An explicit file wins over the one beside the plan; an entry for another suite is a warning.
         let other = dir.appendingPathComponent("team-quarantine.json")
         try writeQuarantine(entry(failingTest) + "\n" + entry("A/b", suite: "nightly-gate"), to: other)

@@ -115,6 +115,22 @@ final class QuarantineTests: XCTestCase {
         }
     }
 
+    func testALinkToAFIFOIsRefusedWithoutBlocking() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("q.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let link = dir.appendingPathComponent("quarantine.json").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: fifo)
+        final class Box: @unchecked Sendable { var message = "" }
+        let box = Box(), done = DispatchSemaphore(value: 0)
+        Thread {
+            do { _ = try QuarantineLoader.load(path: link, suites: nil); box.message = "loaded" } catch { box.message = "\(error)" }
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "the loader blocked on a FIFO")
+        XCTAssertEqual(box.message, "\(link): cannot read the file: not a regular file (it is a FIFO, or a link to one); give a regular file")
+    }
+
     func testEntryForASuiteNotInThePlanIsAWarning() throws {
         let loaded = try load(#"{"tests": [{"suite": "nightly", "test": "A/b", "reason": "r", "owner": "o", "expires": "2027-01-01"}]}"#)
         XCTAssertEqual(loaded.quarantine.entries.count, 1)
