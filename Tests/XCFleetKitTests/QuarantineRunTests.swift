@@ -58,6 +58,7 @@ final class QuarantineRunTests: XCTestCase {
         let result = try run(env: failing)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stdout.contains("quarantined: 1 test ran, 1 failed (\(failingTest): ana, expires 2099-12-31), 1 not seen"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("cache-gate: green, 35 passed, 1 failed (1 quarantined)"), result.stdout)
         let runDir = try newestRun()
         let summary = try String(contentsOf: runDir.appendingPathComponent("summary.md"), encoding: .utf8)
         XCTAssertTrue(summary.contains("### Quarantined (2)"), summary)
