@@ -88,6 +88,8 @@ public struct ProgressNarrator: Sendable {
             if verbose, let label = profile.label { say("host \(profile.host): \(label)", .dim) }
         case .hostProvisioned(let host, let seconds):
             if verbose { say("host \(host) provisioned in \(TerminalText.seconds(seconds))", .dim) }
+        case .quarantine(let entries):
+            if !entries.isEmpty { say("quarantine: \(entries.count) test\(entries.count == 1 ? "" : "s") (they run; their failures do not make a gate red)", .dim) }
         }
         return verbosity == .quiet ? [] : out
     }

@@ -129,5 +129,7 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case hostAdmitted(HostProfile)
         /// The provisioner's create command made `host` in `seconds` (ending now): billed as `provision`.
         case hostProvisioned(host: String, seconds: Double)
+        /// The quarantine in force (written after `runStarted`; see docs/history.md, "Quarantine").
+        case quarantine([QuarantineEntry])
     }
 }

@@ -15,6 +15,8 @@ public struct RunConfiguration: Sendable {
     public var runID: String
     /// Hosts the history says to set aside at admission (`HostHealthGate`), with the reason and figures.
     public var setAsideByHistory: [String: String] = [:]
+    /// The quarantine in force (`--quarantine`, or `quarantine.json` beside the plan); nil: none.
+    public var quarantine: Quarantine?
     /// When a directory named `runID` already exists: true picks a fresh default id (for
     /// generated ids), false fails (an id the user chose). An existing run is never overwritten.
     public var pickNewRunIDIfTaken: Bool
@@ -96,6 +98,7 @@ public final class Runner: Sendable {
                                           startedAt: iso.string(from: Date()), xcfleetVersion: XCFleet.version,
                                           suites: config.plan.suites.map(\.redactingSecrets), hosts: config.fleet.hosts.map(\.name),
                                           forge: ForgeLink.fromEnvironment(ProcessInfo.processInfo.environment))))
+        if let quarantine = config.quarantine { log.append(.quarantine(quarantine.entries)) }
         for job in jobs {
             log.append(.jobPlanned(job.planned))
             if let map = job.sourceMap { log.append(.sourceMap(jobID: job.planned.jobID, map: map)) }
