@@ -89,6 +89,25 @@ final class QuarantineRunTests: XCTestCase {
         XCTAssertFalse(red.stdout.contains("quarantined:"), red.stdout)
     }
 
+    /// A failure the quarantine forgives is not retried (a retry could not change the gate, only
+    /// cost host time); a failure it does not forgive still is.
+    func testQuarantinedFailureIsNotRetried() throws {
+        let text = try String(contentsOf: plan, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: #""testFailures": 0"#, with: #""testFailures": 2"#).utf8).write(to: plan)
+        XCTAssertTrue(try String(contentsOf: plan, encoding: .utf8).contains(#""testFailures": 2"#))
+        try writeQuarantine(entry(failingTest))
+        let green = try run(env: failing)
+        XCTAssertEqual(green.status, 0, green.stdout + green.stderr)
+        var report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: try newestRun().appendingPathComponent("report.json")))
+        XCTAssertEqual(report.suites.flatMap(\.jobs).map(\.attempts.count), [1], "a quarantined failure is not retried")
+
+        try FileManager.default.removeItem(at: runs) // the next run is then the only one
+        let red = try run(["--no-quarantine"], env: failing)
+        XCTAssertEqual(red.status, 1, red.stdout + red.stderr)
+        report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: try newestRun().appendingPathComponent("report.json")))
+        XCTAssertEqual(report.suites.flatMap(\.jobs).map(\.attempts.count), [3], "an unforgiven failure is retried twice")
+    }
+
     func testAnotherTestFailingIsStillRed() throws {
         try writeQuarantine(entry("CachedLoaderTests/testSomethingElse"))
         let result = try run(env: failing)

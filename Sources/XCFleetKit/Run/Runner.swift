@@ -103,6 +103,7 @@ public final class Runner: Sendable {
             log.append(.jobPlanned(job.planned))
             if let map = job.sourceMap { log.append(.sourceMap(jobID: job.planned.jobID, map: map)) }
         }
+        await coordinator.use(quarantine: config.quarantine)
         await coordinator.holdBack(config.setAsideByHistory) // history: hosts over the fleet's infra-failure threshold
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
@@ -237,6 +238,9 @@ actor RunCoordinator {
     /// Hosts set aside before connecting, by the history's health record (host → reason).
     private var heldBack: [String: String] = [:]
     func holdBack(_ hosts: [String: String]) { heldBack = hosts }
+    /// The run's quarantine, for deciding whether an attempt failed (and is retried).
+    private var quarantine = Quarantine()
+    func use(quarantine: Quarantine?) { self.quarantine = quarantine ?? Quarantine() }
 
     /// Connects, checks health and leases slots; the host joins the scheduler or is set aside with the reason.
     private func admit(_ host: HostSpec, runID: String, leases: HostLeaseManager, timeouts: PhaseTimeouts) async {
@@ -322,6 +326,7 @@ actor RunCoordinator {
                 var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
                 executor.record = await self.processRecord(host: host, token: token)
                 executor.toolchains = self.toolchains
+                executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 outcome = await executor.execute()
                 if let key = await self.scheduledBuildKey(jobID) {
                     var built = false
