@@ -32,8 +32,11 @@ enum CommandTable {
                     positional: .json,
                     examples: ["xcfleet run Plans/cache-contract.json --fleet fleet.json"]),
         CommandSpec(path: ["plan", "check"], arguments: "PLAN...",
-                    summary: "Validate plans without running them; every problem is listed with file:line:col and its JSON path.",
-                    options: [], positional: .json,
+                    summary: "Validate plans without running them; every problem is listed with file:line:col and its JSON path. The quarantine file beside each plan (or --quarantine FILE) is checked too, expiry dates included.",
+                    options: [
+                        .init(name: "quarantine", value: "FILE", help: "check this quarantine file against every plan (default: quarantine.json beside each plan, when it exists)", completion: .json),
+                        .flag("no-quarantine", "do not check a quarantine file"),
+                    ], positional: .json,
                     examples: ["xcfleet plan check Plans/cache-contract.json"]),
         CommandSpec(path: ["render"], arguments: "PLAN --out DIR",
                     summary: "Write each suite of a plan as a standalone SwiftPM package, exactly as it would be pushed to a host.",

@@ -166,6 +166,12 @@ func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
         let plan = try loadPlan(path)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
               plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
+        if let quarantine = try loadQuarantine(args, plan: plan) {
+            let file = args.options["quarantine"] ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
+            let next = quarantine.entries.min { $0.expires < $1.expires }
+            TerminalOutput.printOut([ConsoleLine("\(file): ok — \(quarantine.entries.count) quarantined test\(quarantine.entries.count == 1 ? "" : "s")" +
+                (next.map { ", first to expire: \($0.suite) \($0.test) on \($0.expires) (owner \($0.owner))" } ?? ""))])
+        }
     }
     return 0
 }

@@ -108,6 +108,24 @@ final class QuarantineRunTests: XCTestCase {
         XCTAssertEqual(report.suites.flatMap(\.jobs).map(\.attempts.count), [3], "an unforgiven failure is retried twice")
     }
 
+    /// `plan check` checks the quarantine beside the plan too, so an entry about to lapse is
+    /// caught before a run, not by it.
+    func testPlanCheckValidatesTheQuarantine() throws {
+        try writeQuarantine(entry(failingTest, expires: "2099-12-31") + "\n" + entry("CachedLoaderTests/testSoon", expires: "2098-01-02", owner: "bo"))
+        let ok = try xcfleet(["plan", "check", plan.path])
+        XCTAssertEqual(ok.status, 0, ok.stdout + ok.stderr)
+        let file = plan.deletingLastPathComponent().appendingPathComponent("quarantine.json").path
+        XCTAssertTrue(ok.stdout.contains("\(file): ok — 2 quarantined tests, first to expire: cache-gate CachedLoaderTests/testSoon on 2098-01-02 (owner bo)"), ok.stdout)
+
+        try writeQuarantine(entry("CachedLoaderTests/testOld", expires: "2020-01-31", owner: "bo"))
+        let expired = try xcfleet(["plan", "check", plan.path])
+        XCTAssertEqual(expired.status, 2, expired.stdout + expired.stderr)
+        XCTAssertTrue(expired.stderr.contains("expired on 2020-01-31"), expired.stderr)
+        let skipped = try xcfleet(["plan", "check", plan.path, "--no-quarantine"])
+        XCTAssertEqual(skipped.status, 0, skipped.stdout + skipped.stderr)
+        XCTAssertFalse(skipped.stdout.contains("quarantined"), skipped.stdout)
+    }
+
     func testAnotherTestFailingIsStillRed() throws {
         try writeQuarantine(entry("CachedLoaderTests/testSomethingElse"))
         let result = try run(env: failing)
