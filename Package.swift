@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(name: "bench-parser", dependencies: ["XCFleetKit"], path: "bench/parser"),
         .executableTarget(name: "bench-ssh", dependencies: ["XCFleetKit", "SSHClient"], path: "bench/ssh"),
         .executableTarget(name: "bench-schedule", dependencies: ["XCFleetKit"], path: "bench/schedule"),
-        .executableTarget(name: "bench-history", dependencies: ["XCFleetKit"], path: "bench/history"),
+        .executableTarget(name: "bench-history", dependencies: ["XCFleetKit"], path: "bench/history", exclude: ["run.sh"]),
         .executableTarget(name: "bench-report", dependencies: ["XCFleetKit"], path: "bench/report", exclude: ["run.sh"]),
     ]
 )

@@ -80,6 +80,8 @@ final class ConsoleProgress: Sendable {
             let mutants = suite.jobs.filter { $0.planned.mutant != nil }
             var line = "  \(suite.spec.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) \(suite.spec.name): \(suite.status.rawValue)"
             if suite.status != .unschedulable { line += ", \(passed) passed, \(failed) failed" }
+            let quarantinedFailed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .failed && $0.quarantined == true }.count }
+            if quarantinedFailed > 0 { line += " (\(quarantinedFailed) quarantined)" }
             if !mutants.isEmpty { line += ", mutants killed \(mutants.filter { $0.finalState == .failed }.count)/\(mutants.count)" }
             if !hosts.isEmpty { line += " [\(hosts)]" }
             lines.append(ConsoleLine(line))
@@ -89,6 +91,7 @@ final class ConsoleProgress: Sendable {
                 if !metrics.isEmpty { lines.append(ConsoleLine("      \(metrics.count) metric values recorded")) }
             }
         }
+        if let q = report.quarantine, !q.tests.isEmpty { lines.append(ConsoleLine("  " + TerminalText.sanitize(q.summaryLine))) }
         for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) { lines.append(ConsoleLine("  host \(host) set aside: \(reason)")) }
         for change in report.hostChanges ?? [] where change.change == .rejoined {
             lines.append(ConsoleLine("  host \(change.host) rejoined at \(String(format: "%.1f", change.t)) s"))

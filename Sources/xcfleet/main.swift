@@ -39,6 +39,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         throw UsageError("--run-id '\(id)' \(problem) (it names the run directory under --runs; see xcfleet run --help)")
     }
     let plan = try loadPlan(args.positionals[0])
+    let quarantine = try loadQuarantine(args, plan: plan)
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
     let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
@@ -46,13 +47,14 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let recorder = historyRecorder(args)
     var readable = recorder // nil once the history failed to answer: the report's trends do not ask again
     if history == nil, let recorder {
-        let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name })
+        let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name }, hosts: fleet.hosts.map(\.name))
         history = learned
         if let note { historyNote(note); readable = nil }
     }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flags.contains("mutants"), history: history)
     if let id = args.options["run-id"] { config.runID = id; config.pickNewRunIDIfTaken = false }
+    config.quarantine = quarantine
     if let recorder {
         let (held, note) = await recorder.hostsToSetAside(fleet)
         config.setAsideByHistory = held
@@ -92,6 +94,28 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         if let line = TrendSummary.terminalLine(report) { print(TerminalText.sanitize(line)) }
     }
     return report.exitCode
+}
+
+/// `--quarantine FILE` (must exist), else `quarantine.json` beside the plan when it exists;
+/// `--no-quarantine`: none. Warnings (entries for suites the plan lacks) go to stderr.
+func loadQuarantine(_ args: Arguments, plan: TestPlan) throws -> Quarantine? {
+    if args.flags.contains("no-quarantine") {
+        if args.options["quarantine"] != nil { throw UsageError("--quarantine and --no-quarantine contradict each other; give one of them") }
+        return nil
+    }
+    let path: String
+    if let explicit = args.options["quarantine"] {
+        guard FileManager.default.fileExists(atPath: explicit) else {
+            throw UsageError("--quarantine \(TerminalText.sanitize(explicit)): no such file (give a quarantine file, or leave the option out; see xcfleet run --help)")
+        }
+        path = explicit
+    } else {
+        path = QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+    }
+    let loaded = try QuarantineLoader.load(path: path, suites: plan.suites.map(\.name))
+    for warning in loaded.warnings { TerminalOutput.printErr("xcfleet: warning: " + warning) }
+    return loaded.quarantine
 }
 
 /// GitHub Actions: the summary is appended to `GITHUB_STEP_SUMMARY`, failures become `::error` annotations
@@ -150,6 +174,12 @@ func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
         let plan = try loadPlan(path)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
               plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
+        if let quarantine = try loadQuarantine(args, plan: plan) {
+            let file = args.options["quarantine"] ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
+            let next = quarantine.entries.min { $0.expires < $1.expires }
+            TerminalOutput.printOut([ConsoleLine("\(file): ok — \(quarantine.entries.count) quarantined test\(quarantine.entries.count == 1 ? "" : "s")" +
+                (next.map { ", first to expire: \($0.suite) \($0.test) on \($0.expires) (owner \($0.owner))" } ?? ""))])
+        }
     }
     return 0
 }
@@ -214,7 +244,13 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     } else {
         input = FileHandle.standardInput
     }
-    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots, allowFlaky: args.flags.contains("allow-flaky"))
+    let quarantine = try args.options["quarantine"].map { path -> Quarantine in
+        let loaded = try QuarantineLoader.load(path: path, suites: nil)
+        // A log has one suite ("log"): every entry applies to it.
+        return Quarantine(entries: loaded.quarantine.entries.map { var e = $0; e.suite = "log"; return e })
+    }
+    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots, allowFlaky: args.flags.contains("allow-flaky"),
+                                       quarantine: quarantine)
     if let junit = args.options["junit"] {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }

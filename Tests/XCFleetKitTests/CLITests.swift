@@ -28,13 +28,13 @@ final class CLITests: XCTestCase {
     /// CommandTable and here; `testOverviewListsExactlyTheseCommands` fails until both agree.
     private let golden: [String: [String]] = [
         "run": ["--fleet", "--runs", "--history", "--run-id", "--templates", "--mutants", "--quiet", "--verbose", "--json",
-                "--history-db", "--history-url", "--no-history"],
+                "--history-db", "--history-url", "--no-history", "--quarantine", "--no-quarantine"],
         "plan check": [],
         "render": ["--out", "--mutant", "--templates"],
         "hosts check": ["--fleet", "--runs", "--history-db", "--history-url", "--no-history"],
         "hosts clean": ["--fleet"],
         "report": ["--compare", "--json"],
-        "parse": ["--junit", "--source-root", "--json", "--allow-flaky"],
+        "parse": ["--junit", "--source-root", "--json", "--allow-flaky", "--quarantine"],
         "history": ["--limit", "--compare", "--json", "--runs", "--history-db", "--history-url"],
         "history import": ["--runs", "--history-db", "--history-url"],
         "flaky": ["--days", "--min-rate", "--suggest", "--json", "--runs", "--history-db", "--history-url"],

@@ -13,6 +13,8 @@ final class SQLiteHistoryStoreTests: XCTestCase {
     func testNewerSchemaIsRefused() async throws { try await HistoryStoreContract.newerSchemaIsRefused(try location()) }
     func testForeignDatabaseIsRefused() async throws { try await HistoryStoreContract.foreignDatabaseIsRefused(try location()) }
     func testTwoWritersAtOnceBothLand() async throws { try await HistoryStoreContract.twoWritersAtOnceBothLand(try location()) }
+    func testBuildCacheHitRatePerHost() async throws { try await HistoryStoreContract.buildCacheHitRatePerHost(try location()) }
+    func testDurationsPreferComparableHosts() async throws { try await HistoryStoreContract.durationsPreferComparableHosts(try location()) }
 
     func testCorruptFileIsANoteNotAnError() async throws {
         let dir = try TestPaths.temporaryDirectory()
@@ -94,6 +96,8 @@ final class PostgresHistoryStoreTests: XCTestCase {
     func testNewerSchemaIsRefused() async throws { try await HistoryStoreContract.newerSchemaIsRefused(try location()) }
     func testForeignDatabaseIsRefused() async throws { try await HistoryStoreContract.foreignDatabaseIsRefused(try location()) }
     func testTwoWritersAtOnceBothLand() async throws { try await HistoryStoreContract.twoWritersAtOnceBothLand(try location()) }
+    func testBuildCacheHitRatePerHost() async throws { try await HistoryStoreContract.buildCacheHitRatePerHost(try location()) }
+    func testDurationsPreferComparableHosts() async throws { try await HistoryStoreContract.durationsPreferComparableHosts(try location()) }
 
     func testServerDownQueuesTheRunAndReplaysItLater() async throws {
         let url = try TestPostgres.freshDatabase()
@@ -269,6 +273,13 @@ enum HistoryStoreContract {
                 let durations = try await store.durations(suites: ["gate"], lastRuns: 10)
                 XCTAssertEqual(durations.expectedSeconds(suite: "gate", test: "A/testOld"), 7, "from version \(version)")
             }
+            // Version 4's builds and host classes land and are read back.
+            let built = try HistoryFixtures.writeRun(in: dir, runID: "built", startedAt: now, host: "mac-9",
+                                                     tests: [.init(name: "A/t", statuses: [.passed], seconds: 1)], hostClass: "c9", build: .cached)
+            try await store.record(try HistoryRecorder.record(runDirectory: built))
+            let mac9 = try await store.hostHistory(since: 0).first { $0.host == "mac-9" }
+            XCTAssertEqual(mac9?.cachedBuilds, 1, "from version \(version)")
+            XCTAssertEqual(mac9?.hostClass, "c9", "from version \(version)")
             await store.close()
             let check = try connection(location)
             XCTAssertEqual(try check.query("SELECT value FROM meta WHERE key = 'schema_version'", []).first?.first?.string,

@@ -86,6 +86,12 @@ public struct ProgressNarrator: Sendable {
             break
         case .hostPaths(let ref, let prefixes):
             mappers[ref] = LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: (mappers[ref]?.hostPrefixes ?? []) + prefixes)
+        case .hostAdmitted(let profile):
+            if verbose, let label = profile.label { say("host \(profile.host): \(label)", .dim) }
+        case .hostProvisioned(let host, let seconds):
+            if verbose { say("host \(host) provisioned in \(TerminalText.seconds(seconds))", .dim) }
+        case .quarantine(let entries):
+            if !entries.isEmpty { say("quarantine: \(entries.count) test\(entries.count == 1 ? "" : "s") (they run; their failures do not make a gate red)", .dim) }
         }
         return verbosity == .quiet ? [] : out
     }

@@ -17,6 +17,8 @@ public enum HostHealth {
         /// The host's toolchain identity for build keys (`ToolchainIdentity`): system, the
         /// toolchain's whole version output and `DEVELOPER_DIR`.
         public var toolchainIdentity: String?
+        /// CPU model and count (`Apple M2 Pro ×12`), when the host tells (`HostProfile`).
+        public var cpu: String? = nil
 
         public var isHealthy: Bool { problems.isEmpty }
         /// The problems in one line, for "host set aside: …".
@@ -55,6 +57,8 @@ echo "@@private $st"; printf '%s\n' "$out"
 if [ -n "$devdir" ]; then out=$(DEVELOPER_DIR="$devdir" xcodebuild -version 2>&1); st=$?
 else out=$("$swift" --version 2>&1); st=$?; fi
 echo "@@toolchain $st"; printf '%s\n' "$out"
+echo "@@cpu"; { sysctl -n machdep.cpu.brand_string 2>/dev/null || sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1; } | head -n 1
+{ sysctl -n hw.ncpu 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null; } | head -n 1
 echo "@@end"
 """#
 
@@ -78,6 +82,10 @@ echo "@@end"
             return result
         }
         result.system = sections["uname"]?.lines.first
+        if let cpu = sections["cpu"]?.lines.map({ $0.trimmingCharacters(in: .whitespaces) }).filter({ !$0.isEmpty }), let model = cpu.first {
+            let count = cpu.count > 1 ? Int(cpu[1]) : nil
+            result.cpu = String(model.prefix(120)) + (count.map { " ×\($0)" } ?? "")
+        }
         if let system = result.system {
             let os = system.split(separator: " ").first.map(String.init) ?? ""
             if host.labels.contains("platform:macos") && os != "Darwin" {

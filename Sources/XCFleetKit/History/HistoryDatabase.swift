@@ -64,6 +64,60 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
         """
 
     public func durations(suites: [String], lastRuns: Int) async throws -> DurationHistory {
+        try await durations(suites: suites, lastRuns: lastRuns, comparableTo: [])
+    }
+
+    public func durations(suites: [String], lastRuns: Int, comparableTo hosts: [String]) async throws -> DurationHistory {
+        let all = try await allHostDurations(suites: suites, lastRuns: lastRuns)
+        guard !hosts.isEmpty else { return ComparableDurations.choose(comparable: ComparableDurations.Samples(), all: all).history }
+        let comparable: ComparableDurations.Samples = try await withConnection { c in
+            // The classes the fleet's hosts had when last recorded.
+            let hostMarks = Array(repeating: "?", count: hosts.count).joined(separator: ",")
+            var latest: [String: String] = [:]
+            for r in try c.query("""
+                SELECT h.host, h.host_class FROM hosts h JOIN runs r ON r.run_id = h.run_id
+                WHERE h.host IN (\(hostMarks)) AND h.host_class IS NOT NULL ORDER BY r.started_epoch ASC
+                """, hosts.map { .text($0) }) {
+                if let host = r[0].string, let cls = r[1].string { latest[host] = cls }
+            }
+            let classes = Set(latest.values).sorted().map { SQLValue.text($0) }
+            var samples = ComparableDurations.Samples()
+            guard !classes.isEmpty else { return samples }
+            let classMarks = Array(repeating: "?", count: classes.count).joined(separator: ",")
+            samples.builds = try Self.buildSamples(c, suites: suites, classes: classes)
+            for suite in suites {
+                let runs = try c.query("""
+                    SELECT j.run_id FROM jobs j JOIN runs r ON r.run_id = j.run_id
+                    JOIN attempts a ON a.run_id = j.run_id AND a.job_id = j.job_id
+                    JOIN hosts h ON h.run_id = a.run_id AND h.host = a.host
+                    WHERE j.suite = ? AND j.mutant IS NULL AND h.host_class IN (\(classMarks))
+                    GROUP BY j.run_id, r.started_epoch ORDER BY r.started_epoch DESC LIMIT ?
+                    """, [.text(suite)] + classes + [SQLValue(lastRuns)]).compactMap { $0.first }
+                guard !runs.isEmpty else { continue }
+                let marks = Array(repeating: "?", count: runs.count).joined(separator: ",")
+                for row in try c.query("""
+                    SELECT t.test_key, t.seconds FROM tests t JOIN hosts h ON h.run_id = t.run_id AND h.host = t.host
+                    WHERE t.suite = ? AND t.lost = 0 AND t.mutant IS NULL AND t.seconds IS NOT NULL
+                    AND h.host_class IN (\(classMarks)) AND t.run_id IN (\(marks))
+                    """, [.text(suite)] + classes + runs) {
+                    if let key = row[0].string, let s = row[1].double { samples.tests[suite, default: [:]][key, default: []].append(s) }
+                }
+                for row in try c.query("""
+                    SELECT a.end_t - a.start_t FROM attempts a JOIN jobs j ON j.run_id = a.run_id AND j.job_id = a.job_id
+                    JOIN hosts h ON h.run_id = a.run_id AND h.host = a.host
+                    WHERE j.suite = ? AND j.mutant IS NULL AND a.lost = 0 AND a.end_t IS NOT NULL AND a.infra_error IS NULL
+                    AND h.host_class IN (\(classMarks)) AND a.run_id IN (\(marks))
+                    """, [.text(suite)] + classes + runs) {
+                    if let s = row[0].double { samples.attempts[suite, default: []].append(s) }
+                }
+            }
+            return samples
+        }
+        return ComparableDurations.choose(comparable: comparable, all: all).history
+    }
+
+    /// Every host's samples from the last `lastRuns` runs of each suite.
+    private func allHostDurations(suites: [String], lastRuns: Int) async throws -> ComparableDurations.Samples {
         try await withConnection { c in
             var tests: [String: [String: [Double]]] = [:]
             var walls: [String: [Double]] = [:]
@@ -85,9 +139,31 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                     if let s = row[0].double { walls[suite, default: []].append(s) }
                 }
             }
-            return DurationHistory(testSeconds: tests.mapValues { $0.compactMapValues { Scheduler.median($0) } },
-                                   attemptSeconds: walls.compactMapValues { Scheduler.median($0) })
+            return ComparableDurations.Samples(tests: tests, attempts: walls, builds: try Self.buildSamples(c, suites: suites, classes: []))
         }
+    }
+
+    /// Build seconds by origin (`cold`, `incremental`, `cached`; lock waits left out), newest first,
+    /// at most `ComparableDurations.buildSamples` each, from builds of these suites' jobs — on hosts
+    /// of `classes` when given.
+    private static func buildSamples(_ c: any SQLConnection, suites: [String], classes: [SQLValue]) throws -> [String: [Double]] {
+        guard !suites.isEmpty else { return [:] }
+        let suiteMarks = Array(repeating: "?", count: suites.count).joined(separator: ",")
+        let classFilter = classes.isEmpty ? "" : """
+            JOIN hosts h ON h.run_id = b.run_id AND h.host = b.host
+            AND h.host_class IN (\(Array(repeating: "?", count: classes.count).joined(separator: ",")))
+            """
+        var out: [String: [Double]] = [:]
+        for r in try c.query("""
+            SELECT b.origin, b.seconds - COALESCE(b.waited_seconds, 0) FROM attempt_builds b
+            JOIN jobs j ON j.run_id = b.run_id AND j.job_id = b.job_id JOIN runs r ON r.run_id = b.run_id \(classFilter)
+            WHERE j.suite IN (\(suiteMarks)) AND b.seconds IS NOT NULL
+            ORDER BY r.started_epoch DESC, b.run_id DESC LIMIT ?
+            """, classes + suites.map { .text($0) } + [SQLValue(ComparableDurations.buildSamples * 10)]) {
+            guard let origin = r[0].string, let seconds = r[1].double, seconds.isFinite, seconds >= 0 else { continue }
+            if out[origin, default: []].count < ComparableDurations.buildSamples { out[origin, default: []].append(seconds) }
+        }
+        return out
     }
 
     public func flakyCandidates(since: Double) async throws -> [FlakyExecution] {
@@ -163,6 +239,24 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                 WHERE r.started_epoch >= ? AND p.phase IN ('connect', 'push', 'build') AND p.end_t IS NOT NULL
                 """, [.real(since)]) {
                 if let host = r[0].string, let phase = r[1].string, let s = r[2].double { spans[host, default: [:]][phase, default: []].append(s) }
+            }
+            for r in try c.query("""
+                SELECT b.host, COUNT(*), SUM(CASE WHEN b.origin = 'cached' THEN 1 ELSE 0 END)
+                FROM attempt_builds b JOIN runs r ON r.run_id = b.run_id WHERE r.started_epoch >= ? GROUP BY b.host
+                """, [.real(since)]) {
+                guard let host = r[0].string else { continue }
+                var h = entry(host)
+                h.builds = r[1].int ?? 0
+                h.cachedBuilds = r[2].int ?? 0
+                out[host] = h
+            }
+            for r in try c.query("""
+                SELECT h.host, h.host_class, h.host_label FROM hosts h JOIN runs r ON r.run_id = h.run_id
+                WHERE r.started_epoch >= ? AND h.host_class IS NOT NULL ORDER BY r.started_epoch ASC
+                """, [.real(since)]) {
+                guard let host = r[0].string, out[host] != nil else { continue }
+                out[host]?.hostClass = r[1].string
+                out[host]?.label = r[2].string
             }
             for (host, phases) in spans {
                 var h = entry(host)

@@ -15,10 +15,11 @@ public struct HistoryRecord: Sendable {
         "attempts": ["run_id", "job_id", "attempt", "host", "slot", "start_t", "end_t", "infra_error", "timed_out_phase", "lost"],
         "tests": ["run_id", "job_id", "attempt", "suite", "test_key", "test_class", "name", "contract_ids", "status", "seconds",
                   "flaky", "host", "lost", "mutant", "content_hash", "started_epoch"],
-        "hosts": ["run_id", "host", "set_aside"],
+        "hosts": ["run_id", "host", "set_aside", "host_class", "host_label"],
         "phases": ["run_id", "job_id", "attempt", "phase", "host", "start_t", "end_t"],
         "metrics": ["run_id", "job_id", "attempt", "host", "suite", "name", "value", "unit", "labels"],
         "run_costs": ["run_id", "host", "phase", "host_seconds", "cost"],
+        "attempt_builds": ["run_id", "job_id", "attempt", "host", "origin", "build_key", "base_key", "seconds", "waited_seconds", "untrusted"],
     ]
 
     /// Where the checkout was when the run started (nil fields when not a git checkout).
@@ -36,7 +37,7 @@ public struct HistoryRecord: Sendable {
         let id = SQLValue.text(report.runID)
         let epoch = Self.epoch(report.startedAt)
         var jobs: [[SQLValue]] = [], attempts: [[SQLValue]] = [], tests: [[SQLValue]] = []
-        var phases: [[SQLValue]] = [], metrics: [[SQLValue]] = []
+        var phases: [[SQLValue]] = [], metrics: [[SQLValue]] = [], builds: [[SQLValue]] = []
         var hashes: [String] = []
         for suite in report.suites {
             for job in suite.jobs {
@@ -48,6 +49,10 @@ public struct HistoryRecord: Sendable {
                 for a in job.attempts where seenAttempts.insert(a.number).inserted {
                     attempts.append([id, .text(p.jobID), SQLValue(a.number), .text(a.host), SQLValue(a.slot), SQLValue(a.start), SQLValue(a.end),
                                      SQLValue(a.infraError), SQLValue(a.timedOutPhase?.rawValue), SQLValue(a.lost)])
+                    if let b = a.build {
+                        builds.append([id, .text(p.jobID), SQLValue(a.number), .text(a.host), .text(b.origin.rawValue), .text(b.key),
+                                       SQLValue(b.base), SQLValue(b.seconds), SQLValue(b.waitedSeconds), SQLValue(b.untrusted)])
+                    }
                     var seenPhases = Set<Phase>()
                     for span in a.phases where seenPhases.insert(span.phase).inserted {
                         phases.append([id, .text(p.jobID), SQLValue(a.number), .text(span.phase.rawValue), .text(a.host),
@@ -72,13 +77,24 @@ public struct HistoryRecord: Sendable {
                                   .text(report.verdictLine), SQLValue(Int(report.exitCode)), SQLValue(report.interrupted),
                                   .text(report.xcfleetVersion), SQLValue(recordedAt.timeIntervalSince1970),
                                   SQLValue(cost?.hostSeconds), SQLValue(cost?.total)]
-        var hosts: [[SQLValue]] = report.hosts.map { [id, .text($0), SQLValue(report.hostsSetAside[$0])] }
-        for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) where !report.hosts.contains(host) {
-            hosts.append([id, .text(host), .text(reason)])
+        let leases = Dictionary((report.hostTimelines ?? []).map { ($0.host, $0) }, uniquingKeysWith: { a, _ in a })
+        func hostRow(_ host: String, _ reason: String?) -> [SQLValue] {
+            [id, .text(host), SQLValue(reason), SQLValue(leases[host]?.hostClass), SQLValue(leases[host]?.label)]
+        }
+        var hosts: [[SQLValue]] = report.hosts.map { hostRow($0, report.hostsSetAside[$0]) }
+        var listed = Set(report.hosts)
+        for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) where !listed.contains(host) {
+            hosts.append(hostRow(host, reason))
+            listed.insert(host)
+        }
+        // Provisioned hosts are not in the run's start event.
+        for lease in report.hostTimelines ?? [] where !listed.contains(lease.host) {
+            hosts.append(hostRow(lease.host, nil))
+            listed.insert(lease.host)
         }
         let costs: [[SQLValue]] = (cost?.lines ?? []).map { [id, .text($0.host), .text($0.phase), SQLValue($0.hostSeconds), SQLValue($0.cost)] }
         rows = ["runs": [runRow], "jobs": jobs, "attempts": attempts, "tests": tests, "hosts": hosts, "phases": phases,
-                "metrics": metrics, "run_costs": costs]
+                "metrics": metrics, "run_costs": costs, "attempt_builds": builds]
     }
 
     public var testCount: Int { rows["tests"]?.count ?? 0 }

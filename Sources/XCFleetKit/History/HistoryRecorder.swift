@@ -59,11 +59,12 @@ public struct HistoryRecorder: Sendable {
     }
 
     /// Durations for the scheduler from the database (nil with a note when it cannot be read).
-    public func durations(suites: [String], lastRuns: Int = HistoryRecorder.durationRuns) async -> (DurationHistory?, String?) {
+    /// `hosts`: the run's fleet hosts; durations from hosts of their classes are preferred (`ComparableDurations`).
+    public func durations(suites: [String], lastRuns: Int = HistoryRecorder.durationRuns, hosts: [String] = []) async -> (DurationHistory?, String?) {
         do {
             let store = try await open()
             defer { Task { await store.close() } }
-            let history = try await within { try await store.durations(suites: suites, lastRuns: lastRuns) }
+            let history = try await within { try await store.durations(suites: suites, lastRuns: lastRuns, comparableTo: hosts) }
             return (history.isEmpty ? nil : history, nil)
         } catch {
             return (nil, "history: durations not used (\(Self.oneLine(error)))")

@@ -63,10 +63,22 @@ public enum HistorySchema {
               host_seconds DOUBLE PRECISION, cost DOUBLE PRECISION, PRIMARY KEY (run_id, host, phase))
             """,
         ],
+        // 4: where each attempt's build came from (build-cache hit rate, build costs) and what each
+        // host is (its class, for durations on comparable hosts).
+        [
+            """
+            CREATE TABLE attempt_builds (run_id TEXT NOT NULL, job_id TEXT NOT NULL, attempt BIGINT NOT NULL, host TEXT,
+              origin TEXT NOT NULL, build_key TEXT, base_key TEXT, seconds DOUBLE PRECISION, waited_seconds DOUBLE PRECISION,
+              untrusted TEXT, PRIMARY KEY (run_id, job_id, attempt))
+            """,
+            "CREATE INDEX attempt_builds_host ON attempt_builds (host)",
+            "ALTER TABLE hosts ADD COLUMN host_class TEXT",
+            "ALTER TABLE hosts ADD COLUMN host_label TEXT",
+        ],
     ]
 
     public static var currentVersion: Int { migrations.count }
 
     /// Tables a run's rows live in (deleted and rewritten when a run is recorded again).
-    public static let runTables = ["runs", "jobs", "attempts", "tests", "hosts", "phases", "metrics", "run_costs"]
+    public static let runTables = ["runs", "jobs", "attempts", "tests", "hosts", "phases", "metrics", "run_costs", "attempt_builds"]
 }

@@ -8,6 +8,8 @@ public protocol HistoryStore: Sendable {
     func record(_ record: HistoryRecord) async throws
     /// Durations for the scheduler (see `HistoryQueries.durations`).
     func durations(suites: [String], lastRuns: Int) async throws -> DurationHistory
+    /// Durations preferring executions on hosts of the same class as `hosts` (`ComparableDurations`).
+    func durations(suites: [String], lastRuns: Int, comparableTo hosts: [String]) async throws -> DurationHistory
     /// Every execution of every test that failed at least once since `since` (epoch seconds).
     func flakyCandidates(since: Double) async throws -> [FlakyExecution]
     /// Recorded runs, newest first.
@@ -85,6 +87,14 @@ public struct HostHistory: Equatable, Codable, Sendable {
     public var medianConnectSeconds: Double?
     public var medianPushSeconds: Double?
     public var medianBuildSeconds: Double?
+    /// Attempts with a recorded build, and how many of them found it in the host's build cache.
+    public var builds: Int = 0
+    public var cachedBuilds: Int = 0
+    /// The host's latest recorded class and label (`HostProfile`).
+    public var hostClass: String? = nil
+    public var label: String? = nil
+    /// Cached builds over all builds (nil without builds).
+    public var buildCacheHitRate: Double? { builds == 0 ? nil : Double(cachedBuilds) / Double(builds) }
     public var infraFailureRate: Double { attempts == 0 ? 0 : Double(infraFailures) / Double(attempts) }
 }
 

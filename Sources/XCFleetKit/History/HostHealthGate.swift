@@ -32,7 +32,9 @@ public enum HostHealthGate {
         func s(_ v: Double?) -> String { v.map { String(format: "%.2fs", $0) } ?? "-" }
         return "history (\(days) d): \(h.runs) runs, \(h.attempts) attempts, infra-failure rate \(percent(rate(h))), "
             + "\(h.deadPeerEvents) dead-peer, set aside \(h.setAside)×, median connect \(s(h.medianConnectSeconds)) "
-            + "push \(s(h.medianPushSeconds)) build \(s(h.medianBuildSeconds))"
+            + "push \(s(h.medianPushSeconds)) build \(s(h.medianBuildSeconds)), build cache "
+            + (h.buildCacheHitRate.map { "\(percent($0)) hits (\(h.cachedBuilds) cached of \(h.builds) builds)" } ?? "-")
+            + (h.label.map { TerminalText.sanitize(", class \(h.hostClass ?? "?") (\($0))") } ?? "")
     }
 
     static func percent(_ v: Double) -> String { String(format: "%.0f%%", v * 100) }

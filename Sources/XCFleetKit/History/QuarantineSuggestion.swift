@@ -16,11 +16,15 @@ public enum QuarantineSuggestion {
                 {"suite": \(quote(t.suite)), "test": \(quote(t.test)), "reason": \(quote(reason)), "owner": "TODO", "expires": "\(expires)"}
             """
         }
-        return "// add to Plans/quarantine.json under \"tests\"\n[\n" + entries.joined(separator: ",\n") + "\n]"
+        // Valid as the value of "tests" ({"tests": <this>}), and its entries paste into an existing array.
+        let head = "// quarantine entries (owner to fill in): the value of \"tests\" in Plans/quarantine.json, {\"tests\": [ … ]}\n"
+        return head + (entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + ",\n]")
     }
 
     static func quote(_ s: String) -> String {
-        let data = (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes] // `Class/test` reads as it is written in the quarantine file
+        let data = (try? encoder.encode(s)) ?? Data("\"\"".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -3,10 +3,14 @@ import Foundation
 /// What a run cost: host-seconds by phase × each host's price per hour (fleet file `pricePerHour`,
 /// on a host or the provisioner). Pure.
 ///
-/// Rule: a host that ran attempts is held for the whole run (a lease lasts from admission to the
-/// end), so it is billed `duration` host-seconds. Those seconds are split by phase in proportion to
-/// the slot-seconds its attempts spent in each phase (`connect`, `push`, `build`, `test`, …); what
-/// the attempts did not use is `idle`. Hosts without a price count host-seconds but no cost.
+/// Rule: a host is billed from the moment it starts costing to the run's end (hosts are released
+/// when the run ends): a provisioned host from the start of the provisioner's create command, a
+/// fleet host from its admission (`HostTimeline`; a run recorded before admissions were logged: from
+/// the start). The create command's seconds are `provision`. The rest is split by phase in
+/// proportion to the slot-seconds its attempts spent in each phase (`connect`, `push`, `build`,
+/// `test`, …) over the host's slots; what the attempts did not use — leased but idle slots, a
+/// created host waiting for admission or set aside — is `idle`. A fleet host set aside at
+/// admission is not billed. Hosts without a price count host-seconds but no cost.
 public struct RunCost: Equatable, Codable, Sendable {
     public struct Line: Equatable, Codable, Sendable {
         public var host: String
@@ -45,21 +49,32 @@ public struct RunCost: Equatable, Codable, Sendable {
             }
         }
         let duration = max(0, report.duration)
+        let leases = Dictionary((report.hostTimelines ?? []).map { ($0.host, $0) }, uniquingKeysWith: { a, _ in a })
+        let billed = Set(busy.keys).union(leases.values.filter { $0.admittedAt != nil || $0.provisionedAt != nil }.map(\.host))
         var lines: [Line] = []
-        for host in busy.keys.sorted() {
-            let capacity = duration * Double(max(1, slots[host]?.count ?? 1))
+        for host in billed.sorted() {
+            let price = pricePerHour[host] ?? defaultPrice
+            func line(_ phase: String, _ seconds: Double) -> Line {
+                Line(host: host, phase: phase, hostSeconds: seconds, cost: price.map { seconds * $0 / 3600 })
+            }
+            let lease = leases[host]
+            if let seconds = lease?.provisionSeconds, lease?.provisionedAt != nil, seconds.isFinite, seconds > 0 {
+                lines.append(line(Phase.provision.rawValue, min(seconds, duration)))
+            }
+            // The host is usable from the end of its create command, else from its admission.
+            let usableFrom = min(duration, max(0, lease?.provisionedAt ?? lease?.admittedAt ?? 0))
+            let usable = duration - usableFrom
+            let capacity = usable * Double(max(1, slots[host]?.count ?? 1))
             let phases = busy[host] ?? [:]
             let used = phases.values.reduce(0, +)
             let scale = capacity > 0 && used > capacity ? capacity / used : 1
-            let price = pricePerHour[host] ?? defaultPrice
-            var billed = 0.0
+            var spent = 0.0
             for phase in phases.keys.sorted() {
-                let seconds = capacity > 0 ? phases[phase]! * scale / capacity * duration : 0
-                billed += seconds
-                lines.append(Line(host: host, phase: phase, hostSeconds: seconds, cost: price.map { seconds * $0 / 3600 }))
+                let seconds = capacity > 0 ? phases[phase]! * scale / capacity * usable : 0
+                spent += seconds
+                lines.append(line(phase, seconds))
             }
-            let idle = max(0, duration - billed)
-            lines.append(Line(host: host, phase: "idle", hostSeconds: idle, cost: price.map { idle * $0 / 3600 }))
+            lines.append(line("idle", max(0, usable - spent)))
         }
         return RunCost(lines: lines)
     }

@@ -127,5 +127,12 @@ public struct RunEvent: Equatable, Codable, Sendable {
         /// The history's view of the run when it ended (cost, trends, known-flaky tests), written
         /// after `runFinished` so the reports rebuild from the events alone (docs/history.md).
         case historyContext(HistoryContext)
+        /// A host passed admission and leased its slots (its lease, and its bill, start here); what
+        /// it is, for comparable durations (`HostProfile`).
+        case hostAdmitted(HostProfile)
+        /// The provisioner's create command made `host` in `seconds` (ending now): billed as `provision`.
+        case hostProvisioned(host: String, seconds: Double)
+        /// The quarantine in force (written after `runStarted`; see docs/history.md, "Quarantine").
+        case quarantine([QuarantineEntry])
     }
 }

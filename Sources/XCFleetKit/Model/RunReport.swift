@@ -33,6 +33,8 @@ public struct TestResult: Equatable, Codable, Sendable {
     public var contractIDs: [String]
     /// Failed in an earlier attempt of the same job and passed in this one.
     public var flaky: Bool
+    /// The test is in the run's quarantine (its failures do not make the gate red); nil otherwise.
+    public var quarantined: Bool? = nil
 
     public init(id: TestIdentifier, status: TestStatus, seconds: Double? = nil, failures: [FailureDetail] = [], skipReason: String? = nil, clone: String? = nil, flaky: Bool = false) {
         self.id = id
@@ -149,6 +151,10 @@ public struct RunReport: Equatable, Codable, Sendable {
     public var hostChanges: [HostChange]? = nil
     /// Cost, trends and known-flaky tests from the run's `historyContext` event; nil in runs without one.
     public var history: HistoryContext? = nil
+    /// Hosts' provisioning, admission and class, in order of first appearance; nil in runs recorded before them.
+    public var hostTimelines: [HostTimeline]? = nil
+    /// The quarantine's tests and what they did; nil when the run had no quarantine.
+    public var quarantine: QuarantineReport? = nil
 
     public var gates: [SuiteReport] { suites.filter { $0.spec.kind == .gate } }
     public var probes: [SuiteReport] { suites.filter { $0.spec.kind == .probe } }

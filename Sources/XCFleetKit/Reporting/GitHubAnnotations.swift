@@ -53,6 +53,10 @@ public enum GitHubAnnotations {
                 var notRunReason = ""
                 for o in ReportFacts.outcomes(job) {
                     switch o.status {
+                    case .failed where o.quarantined:
+                        let f = o.failures.first ?? FailureDetail(message: "failed")
+                        warnings.append(Annotation(level: "warning", location: f, title: "Quarantined: \(prefix): \(o.id)",
+                                                   message: "failed (quarantined, does not make the gate red): \(f.message)"))
                     case .failed:
                         let f = o.failures.first ?? FailureDetail(message: "failed")
                         let key = locationKey(f).map { "@" + $0 } ?? "#\(o.id)"

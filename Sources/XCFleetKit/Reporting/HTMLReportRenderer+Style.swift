@@ -36,6 +36,8 @@ extension HTMLReportRenderer {
     .pill.failed,.pill.red,.pill.survived{background:var(--bad-bg);color:var(--bad);border-color:#ffcecb}
     .pill.notrun,.pill.unschedulable,.pill.interrupted,.pill.incomplete,.pill.error{background:#fff1e5;color:#bc4c00;border-color:#ffd8b5}
     .pill.skipped{background:#eaeef2;color:var(--mute)}
+    .pill.quarantined{background:#ddf4ff;color:#0550ae;border-color:#80ccff}
+    tr.quarantined>td{background:#f6fbff} tr.quarantined .fail{background:#f1f8ff;border-left-color:#0969da} tr.quarantined .fail .loc{color:#0550ae}
     .pill.flaky,.pill.retry{background:var(--warn-bg);color:var(--warn);border-color:#eed888}
     .chip{display:inline-block;font:600 .72em ui-monospace,monospace;border-radius:4px;padding:0 5px;margin:1px 2px 1px 0;border:1px solid}
     .chip.c{color:#0550ae;border-color:#80ccff;background:#ddf4ff} .chip.k{color:#8250df;border-color:#d8b9ff;background:#fbefff}

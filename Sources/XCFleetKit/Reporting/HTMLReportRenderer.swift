@@ -39,9 +39,10 @@ public struct HTMLReportRenderer: ReportRendering {
         b += "<style>\n\(Self.css)\n\(report.history == nil ? "" : Self.trendsCSS + "\n")</style>\n</head>\n<body>\n"
         b += banner(report)
         b += "<main>\n"
-        b += "<nav class=\"toc\"><a href=\"#gates\">Gates</a><a href=\"#probes\">Probes</a>\(historyLinks(report))<a href=\"#timeline\">Timeline</a><a href=\"#infra\">Infrastructure</a><a href=\"#checklist\">Review checklist</a>\(comparison == nil ? "" : "<a href=\"#comparison\">Comparison</a>")</nav>\n"
+        b += "<nav class=\"toc\"><a href=\"#gates\">Gates</a><a href=\"#probes\">Probes</a>\(historyLinks(report))<a href=\"#timeline\">Timeline</a><a href=\"#infra\">Infrastructure</a><a href=\"#checklist\">Review checklist</a>\(report.quarantine == nil ? "" : "<a href=\"#quarantine\">Quarantine</a>")\(comparison == nil ? "" : "<a href=\"#comparison\">Comparison</a>")</nav>\n"
         b += cards(report)
         b += gates(report)
+        b += QuarantineSections.html(report)
         b += probes(report, palette: palette)
         b += historySections(report)
         b += "<section id=\"timeline\">\n<h2>Timeline</h2>\n"
@@ -244,7 +245,8 @@ public struct HTMLReportRenderer: ReportRendering {
         case .skipped: pillClass = "skipped"
         case .notRun: pillClass = "notrun"
         }
-        var b = "<tr><td><span class=\"pill \(pillClass)\">\(o.status.rawValue)</span>"
+        var b = "<tr\(o.quarantined ? " class=\"quarantined\"" : "")><td><span class=\"pill \(pillClass)\">\(o.status.rawValue)</span>"
+        if o.quarantined { b += " <span class=\"pill quarantined\" title=\"in the quarantine file: its failure does not make the gate red\">quarantined</span>" }
         if o.flaky { b += " <span class=\"pill flaky\" title=\"failed in an earlier attempt, then passed\">flaky</span>" }
         if let f = knownFlaky[TrendSummary.key(suite: job.planned.suite, test: o.id)] { b += knownFlakyPill(f) }
         if !retries.isEmpty { b += " <span class=\"pill retry\" title=\"an earlier attempt hit an infrastructure failure and was retried\">infra retry</span>" }

@@ -13,6 +13,11 @@ import Foundation
 ///   → one extra `testcase` named `xcfleet job <id>` with an `error`;
 /// - a mutant job → one `testcase` `mutant <name>`: passes when the job failed (mutant killed),
 ///   fails when it passed (survived); the mutant's individual test failures are expected and go to `system-out`.
+/// - a quarantined test (docs/history.md, "Quarantine") that failed → `skipped` with message
+///   `quarantined: REASON (owner O, expires D) — failed: MESSAGE` and the failure lines as text
+///   (CI test views list skipped tests with their message; a failure there would read as red);
+///   one that passed → passes, with the quarantine in `system-out`; entries never seen → suite
+///   properties `quarantine.not-seen`.
 /// Probe suites are reported the same way (property `kind=probe`); their failures are real
 /// test failures even though probes never change xcfleet's exit code.
 public struct JUnitReportRenderer: ReportRendering {
@@ -59,7 +64,7 @@ public struct JUnitReportRenderer: ReportRendering {
         var suitesXML: [String] = []
         var total = (tests: 0, failures: 0, errors: 0)
         for block in blocks {
-            let cases = block.jobs.flatMap { testCases(for: $0, suite: block.suite.spec) }
+            let cases = block.jobs.flatMap { testCases(for: $0, suite: block.suite.spec, report: report) }
             let failures = cases.reduce(0) { $0 + $1.failures }
             let errors = cases.reduce(0) { $0 + $1.errors }
             let skipped = cases.reduce(0) { $0 + $1.skipped }
@@ -74,7 +79,7 @@ public struct JUnitReportRenderer: ReportRendering {
             ]
             var x = "  <testsuite" + attrs(suiteAttributes) + ">\n"
             x += "    <properties>\n"
-            for (name, value) in properties(block) {
+            for (name, value) in properties(block) + quarantineProperties(report, suite: block.suite.spec.name) {
                 x += "      <property" + attrs([("name", name), ("value", value)]) + "/>\n"
             }
             x += "    </properties>\n"
@@ -150,7 +155,7 @@ public struct JUnitReportRenderer: ReportRendering {
         return p
     }
 
-    private func testCases(for job: JobReport, suite: SuiteSpec) -> [Case] {
+    private func testCases(for job: JobReport, suite: SuiteSpec, report: RunReport) -> [Case] {
         let suffix: String = {
             var parts: [String] = []
             if suite.repetitions > 1 { parts.append("run \(job.planned.repetition &+ 1)/\(suite.repetitions)") }
@@ -160,6 +165,11 @@ public struct JUnitReportRenderer: ReportRendering {
         var cases: [Case] = []
         for o in ReportFacts.outcomes(job) {
             var c = Case(classname: o.id.suite.isEmpty ? suite.name : o.id.suite, name: o.id.name + suffix, time: o.seconds)
+            if o.quarantined, let entry = report.quarantineEntry(suite: suite.name, id: o.id), o.status == .failed || o.status == .passed {
+                quarantined(&c, o, entry)
+                cases.append(c)
+                continue
+            }
             switch o.status {
             case .passed:
                 for e in o.earlier {
@@ -199,6 +209,27 @@ public struct JUnitReportRenderer: ReportRendering {
             cases.append(c)
         }
         return cases
+    }
+
+    /// A quarantined test: skipped-with-reason when it failed, a pass with a note when it passed.
+    private func quarantined(_ c: inout Case, _ o: TestOutcome, _ entry: QuarantineEntry) {
+        let what = "quarantined: \(entry.reason) (owner \(entry.owner), expires \(entry.expires))"
+        if o.status == .failed {
+            let first = o.failures.first ?? FailureDetail(message: "failed")
+            c.body.append(element("skipped", [("message", "\(what) — failed: \(first.message)"), ("type", "quarantined")],
+                                  text: o.failures.map(ReportText.failureLine).joined(separator: "\n")))
+            c.skipped = 1
+        } else {
+            for e in o.earlier { c.body.append(rerun("flakyFailure", e)) }
+            c.body.append("<system-out>" + ReportText.xmlText(what + " — passed") + "</system-out>")
+        }
+    }
+
+    /// `quarantine.not-seen`: the suite's entries whose test the run never reported.
+    private func quarantineProperties(_ report: RunReport, suite: String) -> [(String, String)] {
+        (report.quarantine?.tests ?? []).filter { $0.entry.suite == suite && $0.outcome == .notSeen }.map {
+            ("quarantine.not-seen", "\($0.entry.test): \($0.entry.reason) (owner \($0.entry.owner), expires \($0.entry.expires))")
+        }
     }
 
     private func mutantCase(_ job: JobReport, suite: SuiteSpec, mutant: String) -> Case {

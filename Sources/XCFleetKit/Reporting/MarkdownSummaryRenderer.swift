@@ -55,6 +55,8 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                     switch o.status {
                     case .passed: n.passed += 1
                     case .skipped: n.skipped += 1
+                    case .failed where o.quarantined:
+                        break // the Quarantined section shows it
                     case .failed:
                         n.failed += 1
                         let f = o.failures.first ?? FailureDetail(message: "failed")
@@ -118,6 +120,8 @@ public struct MarkdownSummaryRenderer: ReportRendering {
             if flaky.count > maxFailures { out.append("- … and \(flaky.count - maxFailures) more") }
             out.append("")
         }
+
+        out += QuarantineSections.markdown(report, maxMessageLength: maxMessageLength)
 
         let probes = ProbeSummary(report)
         if !probes.groups.isEmpty {

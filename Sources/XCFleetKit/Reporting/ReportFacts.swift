@@ -25,6 +25,8 @@ struct TestOutcome: Sendable {
     var flaky: Bool
     var earlier: [EarlierRun]
     var contractIDs: [String]
+    /// In the run's quarantine: its failure does not make the gate red, and reports show it apart.
+    var quarantined = false
 
     var isProblem: Bool { status == .failed || status == .notRun }
 }
@@ -102,7 +104,7 @@ enum ReportFacts {
             result.append(TestOutcome(id: test.id, status: status, seconds: test.seconds, failures: test.failures,
                                       skipReason: test.skipReason, notRunReason: nil,
                                       flaky: test.flaky || (status == .passed && !earlier.isEmpty),
-                                      earlier: earlier, contractIDs: test.contractIDs))
+                                      earlier: earlier, contractIDs: test.contractIDs, quarantined: test.quarantined ?? false))
         }
         for name in job.planned.expectedTests {
             let id = identifier(fromManifest: name)

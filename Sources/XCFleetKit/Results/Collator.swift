@@ -249,6 +249,15 @@ public struct Collator {
         var notes: [String] = []
         var sourceMaps: [String: SourceMap] = [:]
         var hostPaths: [AttemptRef: [String]] = [:]
+        var leases: [HostTimeline] = []
+        func lease(_ host: String, _ change: (inout HostTimeline) -> Void) {
+            if let i = leases.firstIndex(where: { $0.host == host }) { change(&leases[i]) } else {
+                var l = HostTimeline(host: host)
+                change(&l)
+                leases.append(l)
+            }
+        }
+        var quarantine: [QuarantineEntry]?
         var interrupted = false
         var finished = false
         var lastT = 0.0
@@ -306,12 +315,28 @@ public struct Collator {
                 hostPaths[ref, default: []] += prefixes
             case .historyContext(let context):
                 history = context
+            case .hostAdmitted(let profile):
+                lease(profile.host) { l in
+                    if l.admittedAt == nil { l.admittedAt = event.t }
+                    l.hostClass = profile.hostClass ?? l.hostClass
+                    l.label = profile.label ?? l.label
+                }
+            case .hostProvisioned(let host, let seconds):
+                lease(host) { l in
+                    l.provisionedAt = event.t
+                    l.provisionSeconds = seconds
+                }
+            case .quarantine(let entries):
+                quarantine = entries
             }
         }
         // A run without its final event was killed: everything unfinished counts as interrupted.
         if !finished { interrupted = true }
 
         let expectedByJob = Dictionary(planned.map { ($0.jobID, $0.expectedTests) }, uniquingKeysWith: { a, _ in a })
+        // Quarantine entries per job (the real code's jobs only: a mutant must still be killed).
+        let quarantinedByJob = Dictionary(planned.map { p in (p.jobID, p.mutant == nil ? (quarantine ?? []).filter { $0.suite == p.suite } : []) },
+                                          uniquingKeysWith: { a, _ in a })
         var attemptsByJob: [String: [AttemptReport]] = [:]
         for ref in attemptOrder {
             guard var builder = attempts[ref] else { continue }
@@ -325,7 +350,9 @@ public struct Collator {
             } else if report.infraError != nil {
                 report.lost = true
             }
-            report.problems = Verdict.problems(of: report, expected: expectedByJob[ref.jobID] ?? [])
+            let quarantined = quarantinedByJob[ref.jobID] ?? []
+            for i in report.tests.indices where quarantined.contains(report.tests[i].id) { report.tests[i].quarantined = true }
+            report.problems = Verdict.problems(of: report, expected: expectedByJob[ref.jobID] ?? [], quarantined: quarantined)
             attemptsByJob[ref.jobID, default: []].append(report)
         }
         // Flaky marking: a test that failed in an earlier attempt and passes in a later one.
@@ -350,7 +377,8 @@ public struct Collator {
             var jobs: [JobReport] = []
             for p in planned where p.suite == spec.name {
                 let list = attemptsByJob[p.jobID] ?? []
-                let (state, reasons) = Verdict.finalState(planned: p, attempts: list, unschedulableReason: unschedulable[p.jobID], runInterrupted: interrupted)
+                let (state, reasons) = Verdict.finalState(planned: p, attempts: list, unschedulableReason: unschedulable[p.jobID], runInterrupted: interrupted,
+                                                          quarantined: quarantinedByJob[p.jobID] ?? [])
                 jobs.append(JobReport(planned: p, attempts: list, finalState: state, reasons: reasons))
                 jobsByState[state.rawValue, default: 0] += 1
                 totals.jobs += 1
@@ -374,7 +402,8 @@ public struct Collator {
                          xcfleetVersion: start?.xcfleetVersion ?? "", duration: lastT, interrupted: interrupted,
                          hosts: hosts, hostsSetAside: setAside, suites: suites, totals: totals,
                          exitCode: code, verdictLine: line, notes: notes, forge: start?.forge,
-                         hostChanges: hostChanges.isEmpty ? nil : hostChanges)
+                         hostChanges: hostChanges.isEmpty ? nil : hostChanges, hostTimelines: leases.isEmpty ? nil : leases,
+                         quarantine: quarantine.map { QuarantineReport.make(entries: $0, suites: suites) })
         report.history = history
         return report
     }

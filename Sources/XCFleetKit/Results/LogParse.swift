@@ -4,7 +4,8 @@ import Foundation
 /// into the same report model, through the same parser and verdict rules.
 public enum LogParse {
     /// Reads `input` to its end in 64 KiB chunks on a dispatch queue (never on the concurrency pool).
-    public static func report(reading input: FileHandle, name: String, sourceRoots: [LocationMapper.SourceRoot] = [], allowFlaky: Bool = false) async -> RunReport {
+    public static func report(reading input: FileHandle, name: String, sourceRoots: [LocationMapper.SourceRoot] = [], allowFlaky: Bool = false,
+                              quarantine: Quarantine? = nil) async -> RunReport {
         await withCheckedContinuation { cont in
             DispatchQueue.global().async {
                 var parser = OutputParser()
@@ -15,7 +16,7 @@ public enum LogParse {
                     events += parser.consume(chunk)
                 }
                 events += parser.finish()
-                cont.resume(returning: report(events: events, name: name, sourceRoots: sourceRoots, allowFlaky: allowFlaky))
+                cont.resume(returning: report(events: events, name: name, sourceRoots: sourceRoots, allowFlaky: allowFlaky, quarantine: quarantine))
             }
         }
     }
@@ -51,13 +52,15 @@ public enum LogParse {
 
     /// The report for a list of parsed events. The exit status is unknown, so only the output decides.
     /// `allowFlaky`: a test that failed and then passed in the log does not make the gate red.
-    public static func report(events: [TestEvent], name: String, sourceRoots: [LocationMapper.SourceRoot] = [], allowFlaky: Bool = false) -> RunReport {
+    public static func report(events: [TestEvent], name: String, sourceRoots: [LocationMapper.SourceRoot] = [], allowFlaky: Bool = false,
+                              quarantine: Quarantine? = nil) -> RunReport {
         var suite = SuiteSpec(name: "log", template: "parsed")
         suite.allowFlaky = allowFlaky
         let ref = AttemptRef(jobID: "log", attempt: 1)
         var log: [RunEvent.Body] = [
             .runStarted(RunStarted(runID: "parse", planName: name, planPath: name, startedAt: "", xcfleetVersion: XCFleet.version, suites: [suite], hosts: ["log"])),
             .jobPlanned(JobPlanned(jobID: "log", suite: "log", kind: .gate, expectedTests: [])),
+        ] + (quarantine.map { [RunEvent.Body.quarantine($0.entries)] } ?? []) + [
             .attemptStarted(ref, host: "log", slot: 0),
         ]
         log += events.map { .test(ref, event: $0) }

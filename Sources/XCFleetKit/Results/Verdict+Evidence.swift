@@ -6,7 +6,9 @@ import Foundation
 extension Verdict {
     /// Reasons from an attempt's `RunnerEvidence`; empty when the runner's word and the parsed
     /// results agree.
-    public static func evidenceProblems(_ attempt: AttemptReport) -> [String] {
+    /// `quarantineOnly`: every failure in the attempt is a quarantined test's (`quarantineForgives`),
+    /// so xcodebuild's `** TEST FAILED **` is about them and is not a reason.
+    public static func evidenceProblems(_ attempt: AttemptReport, quarantineOnly: Bool = false) -> [String] {
         guard let e = attempt.evidence else { return [] }
         var out: [String] = []
         if let claim = e.xctest, let why = xctestMismatch(claim, e.sawXCTest, slack: e.failedWithoutEnd) {
@@ -15,7 +17,7 @@ extension Verdict {
         if let claim = e.swiftTesting, let why = swiftTestingMismatch(claim, e.sawSwiftTesting) {
             out.append(why)
         }
-        if !e.failureStatements.isEmpty {
+        if !e.failureStatements.isEmpty && !quarantineOnly {
             out.append("xcodebuild reports failure: " + e.failureStatements.prefix(3).joined(separator: "; "))
         }
         if let listed = e.failingTests {

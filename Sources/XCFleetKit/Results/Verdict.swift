@@ -13,7 +13,9 @@ public enum Verdict {
 
     /// Why an attempt is not proven green; empty means green. `expected` lists `Class/test`
     /// names from the manifest; they are matched by class name (module prefix ignored) and test name.
-    public static func problems(of attempt: AttemptReport, expected: [String]) -> [String] {
+    /// `quarantined`: the suite's quarantine entries; their tests' own failed executions are forgiven
+    /// (docs/history.md, "Quarantine"), nothing else is.
+    public static func problems(of attempt: AttemptReport, expected: [String], quarantined: [QuarantineEntry] = []) -> [String] {
         var out: [String] = []
         if let infra = attempt.infraError { out.append("infrastructure: \(infra)") }
         if let phase = attempt.timedOutPhase { out.append("timed out in phase \(phase.rawValue)") }
@@ -30,7 +32,9 @@ public enum Verdict {
         }
         // A failed execution followed by a passing one of the same test is flaky, not failed.
         let recovered = Set(attempt.evidence?.flakyInAttempt ?? [])
-        let failed = observed.filter { $0.status == .failed && !recovered.contains(testKey($0.id)) }
+        let failedAll = observed.filter { $0.status == .failed && !recovered.contains(testKey($0.id)) }
+        let failed = failedAll.filter { !quarantined.contains($0.id) }
+        let forgiven = quarantineForgives(attempt, quarantined: quarantined)
         if !failed.isEmpty {
             let names = failed.prefix(5).map { "\($0.id.className)/\($0.id.name)" }.joined(separator: ", ")
             out.append("\(failed.count) test\(failed.count == 1 ? "" : "s") failed: \(names)\(failed.count > 5 ? ", …" : "")")
@@ -40,7 +44,8 @@ public enum Verdict {
         switch attempt.termination {
         case .exited(0)?: break
         case .exited(let code)?:
-            out.append("test process exited with status \(code)")
+            // 1 (swift test, xctest) and 65 (xcodebuild): "tests failed", here only quarantined ones.
+            if !(forgiven && (code == 1 || code == 65)) { out.append("test process exited with status \(code)") }
         case .signaled(let sig)?:
             out.append("test process killed by signal \(sig)")
         case .timedOut(let which)?:
@@ -60,7 +65,7 @@ public enum Verdict {
             let cls = parts[0].split(separator: ".").last.map(String.init) ?? parts[0]
             return !passed.contains(key(cls, parts[1]))
         }
-        let failedKeys = Set(failed.map { key($0.id.className, $0.id.name) })
+        let failedKeys = Set(failedAll.map { key($0.id.className, $0.id.name) })
         let notRun = missing.filter { name in
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             let cls = parts.first.flatMap { $0.split(separator: ".").last.map(String.init) } ?? ""
@@ -69,7 +74,7 @@ public enum Verdict {
         if !notRun.isEmpty && !crashedEarly {
             out.append("\(notRun.count) expected test\(notRun.count == 1 ? " was" : "s were") not seen passing: \(notRun.prefix(3).joined(separator: ", "))\(notRun.count > 3 ? ", …" : "")")
         }
-        out += evidenceProblems(attempt)
+        out += evidenceProblems(attempt, quarantineOnly: forgiven)
         if expected.isEmpty && observed.isEmpty && out.isEmpty {
             out.append("no tests ran")
         }
@@ -77,7 +82,9 @@ public enum Verdict {
     }
 
     /// How a job ended, from its attempts (oldest first).
-    public static func finalState(planned: JobPlanned, attempts: [AttemptReport], unschedulableReason: String?, runInterrupted: Bool) -> (JobFinalState, [String]) {
+    /// `quarantined`: the suite's quarantine entries (a quarantined test failing, then passing, is not flaky here).
+    public static func finalState(planned: JobPlanned, attempts: [AttemptReport], unschedulableReason: String?, runInterrupted: Bool,
+                                  quarantined: [QuarantineEntry] = []) -> (JobFinalState, [String]) {
         if let reason = unschedulableReason { return (.unschedulable, ["unschedulable: \(reason)"]) }
         guard let last = attempts.last else {
             return runInterrupted ? (.interrupted, ["interrupted before it started"]) : (.interrupted, ["never started"])
@@ -86,9 +93,9 @@ public enum Verdict {
             return (.interrupted, ["interrupted during attempt \(last.number) on \(last.host)"])
         }
         if last.problems.isEmpty {
-            let earlierTestFailure = attempts.dropLast().contains { $0.infraError == nil && $0.timedOutPhase == nil && $0.tests.contains { $0.status == .failed } }
+            let earlierTestFailure = attempts.dropLast().contains { $0.infraError == nil && $0.timedOutPhase == nil && $0.tests.contains { $0.status == .failed && !quarantined.contains($0.id) } }
             if earlierTestFailure { return (.flaky, ["failed, then passed on attempt \(last.number)"]) }
-            if let flaky = last.evidence?.flakyInAttempt, !flaky.isEmpty {
+            if let flaky = last.evidence?.flakyInAttempt.filter({ !quarantined.contains(key: $0) }), !flaky.isEmpty {
                 return (.flaky, [flakyWithinAttempt(flaky, attempt: last.number)])
             }
             return (.passed, [])

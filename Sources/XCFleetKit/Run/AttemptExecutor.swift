@@ -14,6 +14,9 @@ struct AttemptExecutor: Sendable {
     var driver = SwiftPMDriver()
     /// Where the attempt's commands record their process groups on the host (nil: not recorded).
     var record: ProcessRecord? = nil
+    /// The quarantine's entries for this job: their failures alone do not fail the attempt, so they
+    /// are not retried (a retry would only spend host time on a result that cannot change the gate).
+    var quarantined: [QuarantineEntry] = []
 
     /// An attempt's process record on its host (`ProcessRecordScript`).
     struct ProcessRecord: Sendable {
@@ -169,7 +172,7 @@ struct AttemptExecutor: Sendable {
         log.append(.attemptEnded(ref, ended))
 
         let report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
-        let problems = Verdict.problems(of: report, expected: job.planned.expectedTests)
+        let problems = Verdict.problems(of: report, expected: job.planned.expectedTests, quarantined: quarantined)
         let outcome: Scheduler.AttemptOutcome
         if let infra = ended.infraError { outcome = .infraFailure(infra) }
         else if let phase = ended.timedOutPhase {

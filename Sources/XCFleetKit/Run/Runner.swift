@@ -19,6 +19,8 @@ public struct RunConfiguration: Sendable {
     /// answer (cost, trends, known-flaky tests) is logged as a `historyContext` event and shown in
     /// the reports. Must not stall (`HistoryRecorder` bounds every step by its deadline).
     public var historyContext: (@Sendable (RunReport) async -> HistoryContext?)? = nil
+    /// The quarantine in force (`--quarantine`, or `quarantine.json` beside the plan); nil: none.
+    public var quarantine: Quarantine?
     /// When a directory named `runID` already exists: true picks a fresh default id (for
     /// generated ids), false fails (an id the user chose). An existing run is never overwritten.
     public var pickNewRunIDIfTaken: Bool
@@ -100,10 +102,12 @@ public final class Runner: Sendable {
                                           startedAt: iso.string(from: Date()), xcfleetVersion: XCFleet.version,
                                           suites: config.plan.suites.map(\.redactingSecrets), hosts: config.fleet.hosts.map(\.name),
                                           forge: ForgeLink.fromEnvironment(ProcessInfo.processInfo.environment))))
+        if let quarantine = config.quarantine { log.append(.quarantine(quarantine.entries)) }
         for job in jobs {
             log.append(.jobPlanned(job.planned))
             if let map = job.sourceMap { log.append(.sourceMap(jobID: job.planned.jobID, map: map)) }
         }
+        await coordinator.use(quarantine: config.quarantine)
         await coordinator.holdBack(config.setAsideByHistory) // history: hosts over the fleet's infra-failure threshold
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
@@ -161,7 +165,7 @@ actor RunCoordinator {
 
     func run(jobs planned: [PlannedJob], fleet: Fleet, runID: String, history: DurationHistory?) async {
         for job in planned { jobs[job.planned.jobID] = job }
-        let builds = Self.builds(for: planned)
+        let builds = Self.builds(for: planned, costs: BuildCostEstimate(history: history))
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
                          expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
@@ -196,7 +200,9 @@ actor RunCoordinator {
                     for index in 1...max(1, spec.count) {
                         group.addTask {
                             do {
+                                let started = Date()
                                 let host = try await provisioner.create(index: index)
+                                await self.provisioned(host.name, seconds: Date().timeIntervalSince(started))
                                 await self.note("provisioned \(host.name) at \(host.address):\(host.port)")
                                 await self.admit(host, runID: runID, leases: leases, timeouts: timeouts)
                             } catch let error as ProvisionError {
@@ -235,10 +241,14 @@ actor RunCoordinator {
     }
 
     private func note(_ text: String) { log.append(.note(text)) }
+    private func provisioned(_ host: String, seconds: Double) { log.append(.hostProvisioned(host: host, seconds: seconds)) }
 
     /// Hosts set aside before connecting, by the history's health record (host → reason).
     private var heldBack: [String: String] = [:]
     func holdBack(_ hosts: [String: String]) { heldBack = hosts }
+    /// The run's quarantine, for deciding whether an attempt failed (and is retried).
+    private var quarantine = Quarantine()
+    func use(quarantine: Quarantine?) { self.quarantine = quarantine ?? Quarantine() }
 
     /// Connects, checks health and leases slots; the host joins the scheduler or is set aside with the reason.
     private func admit(_ host: HostSpec, runID: String, leases: HostLeaseManager, timeouts: PhaseTimeouts) async {
@@ -256,6 +266,7 @@ actor RunCoordinator {
         switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases, waitForSlots: Self.leaseWait) {
         case .admitted(let schedulerHost, let leaseSlots, let health, let acquisition):
             if let identity = health.toolchainIdentity { await toolchains.seed(host: host.name, identity: identity) }
+            log.append(.hostAdmitted(HostProfile(host: host.name, health: health)))
             hosts[host.name] = host
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
@@ -323,6 +334,7 @@ actor RunCoordinator {
                 var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
                 executor.record = await self.processRecord(host: host, token: token)
                 executor.toolchains = self.toolchains
+                executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 outcome = await executor.execute()
                 if let key = await self.scheduledBuildKey(jobID) {
                     var built = false
@@ -378,9 +390,9 @@ actor RunCoordinator {
 extension RunCoordinator {
     /// Each SwiftPM job's build for the scheduler: a host-independent key over the package's build
     /// inputs (the toolchain part of the real key is the same for every job on one host), the
-    /// unmutated gate's key as the base of its mutants, and default costs (cold 30 s, incremental
-    /// 5 s, cached 0.5 s: only their order matters to placement). Xcode jobs get none yet.
-    static func builds(for planned: [PlannedJob]) -> [String: SchedulerJob.Build] {
+    /// unmutated gate's key as the base of its mutants, and costs from the history's recorded builds
+    /// or the defaults (`BuildCostEstimate`: cold 30 s, incremental 5 s, cached 0.5 s). Xcode jobs get none yet.
+    static func builds(for planned: [PlannedJob], costs: BuildCostEstimate = .defaults) -> [String: SchedulerJob.Build] {
         var keys: [String: String] = [:]
         var gateKey: [String: String] = [:]
         for job in planned where job.spec.destination == nil {
@@ -392,7 +404,8 @@ extension RunCoordinator {
         for job in planned {
             guard let key = keys[job.planned.jobID] else { continue }
             let bases = job.planned.mutant == nil ? [] : gateKey[job.planned.suite].map { [$0] } ?? []
-            out[job.planned.jobID] = SchedulerJob.Build(key: key, bases: bases, coldSeconds: 30, incrementalSeconds: 5, cachedSeconds: 0.5)
+            out[job.planned.jobID] = SchedulerJob.Build(key: key, bases: bases, coldSeconds: costs.cold, incrementalSeconds: costs.incremental,
+                                                        cachedSeconds: costs.cached)
         }
         return out
     }
@@ -487,7 +500,7 @@ extension RunCoordinator {
         case .setAside(let reason):
             await shell.close()
             return reason
-        case .admitted(let schedulerHost, _, _, let acquisition):
+        case .admitted(let schedulerHost, _, let health, let acquisition):
             let keep = attemptTokens.values.filter { $0.host == spec.name }.map(\.token)
             let reaped: [String]
             do { reaped = try await leases.reapOwnRecords(shell: shell, keep: keep) } catch {
@@ -502,6 +515,7 @@ extension RunCoordinator {
             if shells["\(spec.name)#0"] == nil { shells["\(spec.name)#0"] = shell } else { await shell.close() }
             for r in acquisition.reaped { log.append(.note("\(spec.name): reaped the process record of a dead run: \(r)")) }
             for r in reaped { log.append(.note("\(spec.name): killed the orphaned process group of an attempt lost earlier: \(r)")) }
+            log.append(.hostAdmitted(HostProfile(host: spec.name, health: health))) // a host first set aside is billed from here
             log.append(.hostRejoined(host: spec.name))
             noteCachedBuilds(on: spec.name, keys: Self.cachedBuildKeys(acquisition))
             if scheduler.isOnProbation(spec.name) {

@@ -11,6 +11,8 @@ public struct DurationHistory: Equatable, Sendable {
     public private(set) var testSeconds: [String: [String: Double]] = [:]
     /// Suite name → median wall-clock seconds of one job attempt (build and push included).
     public private(set) var attemptSeconds: [String: Double] = [:]
+    /// Median seconds of a build by where it came from (the history database; empty otherwise).
+    public var buildSeconds: [BuildOrigin: Double] = [:]
 
     /// No history: every duration is unknown.
     public init() {}
@@ -64,7 +66,7 @@ public struct DurationHistory: Equatable, Sendable {
         self.init(report: report)
     }
 
-    public var isEmpty: Bool { testSeconds.isEmpty && attemptSeconds.isEmpty }
+    public var isEmpty: Bool { testSeconds.isEmpty && attemptSeconds.isEmpty && buildSeconds.isEmpty }
 
     /// Seconds one test took (`test` in manifest form `Suite/test`), nil when unknown.
     public func expectedSeconds(suite: String, test: String) -> Double? {

@@ -14,7 +14,8 @@ enum HistoryFixtures {
     @discardableResult
     static func writeRun(in runs: URL, runID: String, startedAt: Date, plan: String = "plan", suite: String = "gate",
                          host: String = "mac-1", contentHash: String = "hash-1", tests: [Test],
-                         metric: Double? = nil, infraErrorFirst: Bool = false) throws -> URL {
+                         metric: Double? = nil, infraErrorFirst: Bool = false,
+                         hostClass: String? = nil, build: BuildOrigin? = nil, buildSeconds: Double = 1) throws -> URL {
         let dir = runs.appendingPathComponent(runID)
         let log = try EventLog(directory: dir)
         let iso = ISO8601DateFormatter()
@@ -23,6 +24,7 @@ enum HistoryFixtures {
         log.append(.runStarted(RunStarted(runID: runID, planName: plan, planPath: "Plans/\(plan).json", startedAt: iso.string(from: startedAt),
                                           xcfleetVersion: XCFleet.version, suites: [spec], hosts: [host])))
         log.append(.jobPlanned(JobPlanned(jobID: suite, suite: suite, kind: .gate, expectedTests: tests.map(\.name), contentHash: contentHash)))
+        if let hostClass { log.append(.hostAdmitted(HostProfile(host: host, hostClass: hostClass, label: "class \(hostClass)"))) }
         var attempt = 1
         if infraErrorFirst {
             let ref = AttemptRef(jobID: suite, attempt: attempt)
@@ -38,6 +40,9 @@ enum HistoryFixtures {
             for phase in [Phase.connect, .push, .build, .test] {
                 log.append(.phaseStarted(ref, phase: phase))
                 log.append(.phaseFinished(ref, phase: phase))
+            }
+            if let build {
+                log.append(.build(ref, BuildRecord(host: host, key: "key-\(contentHash)", origin: build, seconds: buildSeconds, waitedSeconds: 0)))
             }
             var failed = false
             for t in tests where a < t.statuses.count {
