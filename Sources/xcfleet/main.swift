@@ -152,6 +152,8 @@ struct RunSummaryJSON: Encodable {
     var suites: [Suite]
     /// Host-seconds by phase and price (fleet `pricePerHour`).
     var cost: RunCost?
+    /// Trend regressions against the recent median (diagnostics; absent when none or no history).
+    var regressions: [String]?
     struct Suite: Encodable { var name: String; var kind: SuiteKind; var status: SuiteStatus; var reasons: [String] }
 
     init(report: RunReport, runDirectory: String) {
@@ -162,6 +164,7 @@ struct RunSummaryJSON: Encodable {
         headline = Verdict.headline(report).word
         interrupted = report.interrupted
         totals = report.totals
+        regressions = report.history?.trends.flatMap { $0.regressions.isEmpty ? nil : $0.regressions }
         suites = report.suites.map { Suite(name: $0.spec.name, kind: $0.spec.kind, status: $0.status, reasons: $0.reasons) }
     }
 }

@@ -204,3 +204,28 @@ extension HistoryContextTests {
         XCTAssertFalse(MarkdownSummaryRenderer().markdown(report).contains("### Trends"))
     }
 }
+
+extension HistoryContextTests {
+    /// With a real SQLite history: a finished run gets trends; an interrupted one (Ctrl-C) does not
+    /// wait for the history again and gets its cost only; no recorder: cost only.
+    func testRunContextAsksTheHistoryOnlyForAFinishedRun() async throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let recorder = HistoryRecorder(location: .sqlite(path: dir.appendingPathComponent("history.sqlite").path), deadline: 10)
+        let pricing = HistoryPricing(perHost: ["mac-a": 3.6])
+        let (finished, note) = await HistoryRecorder.runContext(SampleReports.green, pricing: pricing, recorder: recorder)
+        XCTAssertNil(note)
+        XCTAssertEqual(finished.trends?.gates.map(\.name), ["cache-contract"], "this run's own point")
+        XCTAssertEqual(finished.knownFlaky, [])
+        XCTAssertNotNil(finished.cost?.total)
+        var interrupted = SampleReports.green
+        interrupted.interrupted = true
+        let (cut, cutNote) = await HistoryRecorder.runContext(interrupted, pricing: pricing, recorder: recorder)
+        XCTAssertNil(cutNote)
+        XCTAssertNil(cut.trends)
+        XCTAssertNil(cut.knownFlaky)
+        XCTAssertEqual(cut.cost, finished.cost)
+        let (off, _) = await HistoryRecorder.runContext(SampleReports.green, pricing: pricing, recorder: nil)
+        XCTAssertNil(off.trends)
+        XCTAssertNotNil(off.cost)
+    }
+}

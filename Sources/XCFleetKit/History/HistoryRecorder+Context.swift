@@ -39,10 +39,12 @@ extension HistoryRecorder {
         }.sorted { ($0.suite, $0.test) < ($1.suite, $1.test) }
     }
 
-    /// The whole context for a run: its cost (always) and, with a history, trends and flaky marks.
+    /// The whole context for a run: its cost (always) and, with a history and a run that was not
+    /// interrupted, trends and flaky marks.
     public static func runContext(_ report: RunReport, pricing: HistoryPricing, recorder: HistoryRecorder?) async -> (HistoryContext, String?) {
         var context = HistoryContext(cost: RunCost.compute(report, pricePerHour: pricing.perHost, defaultPrice: pricing.defaultPrice))
-        guard let recorder else { return (context, nil) }
+        // An interrupted run (Ctrl-C) does not wait for the history again: cost only.
+        guard let recorder, !report.interrupted else { return (context, nil) }
         let (trends, flaky, note) = await recorder.context(for: report)
         context.trends = trends
         context.knownFlaky = flaky
