@@ -160,13 +160,19 @@ public struct HistoryRecorder: Sendable {
         let reason = Self.oneLine(error)
         if case .postgres = location, let pendingFile, let kind = (error as? HistoryError)?.kind, [.unreachable, .timeout].contains(kind) {
             let line = runDirectory.standardizedFileURL.path + "\n"
+            var queued = true
             if let handle = FileHandle(forWritingAtPath: pendingFile.path) {
-                handle.seekToEndOfFile()
-                handle.write(Data(line.utf8))
+                do {
+                    try handle.seekToEnd()
+                    try handle.write(contentsOf: Data(line.utf8))
+                } catch { queued = false }
                 try? handle.close()
             } else {
                 try? FileManager.default.createDirectory(at: pendingFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-                FileManager.default.createFile(atPath: pendingFile.path, contents: Data(line.utf8))
+                queued = FileManager.default.createFile(atPath: pendingFile.path, contents: Data(line.utf8))
+            }
+            guard queued else {
+                return "history: not recorded (\(reason)) and not queued (\(pendingFile.path) cannot be written); the run is unaffected — 'xcfleet history import \(runDirectory.path)' adds it later"
             }
             return "history: not recorded now (\(reason)); queued in \(pendingFile.path), recorded when the server answers"
         }
