@@ -247,8 +247,14 @@ final class FleetLoaderTests: XCTestCase {
         guard !blocks.isEmpty else { return XCTFail("no ```jsonc examples in README.md under \(root.path)") }
         var fleets = 0
         var plans = 0
+        var quarantines = 0
         for block in blocks {
-            if block.contains("\"suites\"") {
+            if block.contains("\"tests\"") {
+                // A quarantine file; checked on a fixed day so the example's expiry date cannot lapse the test.
+                let day = ISO8601DateFormatter().date(from: "2026-01-01T00:00:00Z")!
+                XCTAssertNoThrow(try QuarantineLoader.parse(Data(block.utf8), path: "quarantine.json", suites: nil, today: day))
+                quarantines += 1
+            } else if block.contains("\"suites\"") {
                 XCTAssertNoThrow(try PlanLoader.parse(Data(block.utf8), path: "example.json",
                                                       knownTemplates: ["cache-contract", "pressure-probes", "combine-lifetime"]))
                 plans += 1
@@ -260,6 +266,7 @@ final class FleetLoaderTests: XCTestCase {
         }
         XCTAssertGreaterThan(fleets, 0)
         XCTAssertGreaterThan(plans, 0)
+        XCTAssertGreaterThan(quarantines, 0)
     }
 
     func testUnreadableFleetFile() {
