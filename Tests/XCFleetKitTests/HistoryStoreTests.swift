@@ -15,6 +15,7 @@ final class SQLiteHistoryStoreTests: XCTestCase {
     func testTwoWritersAtOnceBothLand() async throws { try await HistoryStoreContract.twoWritersAtOnceBothLand(try location()) }
     func testBuildCacheHitRatePerHost() async throws { try await HistoryStoreContract.buildCacheHitRatePerHost(try location()) }
     func testDurationsPreferComparableHosts() async throws { try await HistoryStoreContract.durationsPreferComparableHosts(try location()) }
+    func testBulkInsertKeepsEveryValue() async throws { try await HistoryStoreContract.bulkInsertKeepsEveryValue(try location()) }
 
     func testCorruptFileIsANoteNotAnError() async throws {
         let dir = try TestPaths.temporaryDirectory()
@@ -98,6 +99,7 @@ final class PostgresHistoryStoreTests: XCTestCase {
     func testTwoWritersAtOnceBothLand() async throws { try await HistoryStoreContract.twoWritersAtOnceBothLand(try location()) }
     func testBuildCacheHitRatePerHost() async throws { try await HistoryStoreContract.buildCacheHitRatePerHost(try location()) }
     func testDurationsPreferComparableHosts() async throws { try await HistoryStoreContract.durationsPreferComparableHosts(try location()) }
+    func testBulkInsertKeepsEveryValue() async throws { try await HistoryStoreContract.bulkInsertKeepsEveryValue(try location()) }
 
     func testServerDownQueuesTheRunAndReplaysItLater() async throws {
         let url = try TestPostgres.freshDatabase()
@@ -346,6 +348,31 @@ enum HistoryStoreContract {
         XCTAssertEqual(runs.map(\.tests).reduce(0, +), 16 * 200)
         await a.close()
         await b.close()
+    }
+
+    /// Untrusted names (tabs, newlines, backslashes, quotes, `\N`, non-ASCII) and NULLs, reals
+    /// and integers come back exactly from the bulk insert (PostgreSQL writes `tests` with COPY).
+    static func bulkInsertKeepsEveryValue(_ location: HistoryLocation) async throws {
+        await (try HistoryDatabase.open(location)).close() // the tables
+        let c = try connection(location)
+        defer { c.close() }
+        let names = ["plain", "tab\there", "line\nbreak\r\n", #"back\slash \N \\N"#, "quote ' \" ;--", "ünïcødé ✔︎ 🚀", "", "nul\u{0}byte"]
+        let rows: [[SQLValue]] = names.enumerated().map { i, name in
+            [.text("bulk"), .text("job"), .integer(Int64(i)), .text(name), i == 2 ? .null : .real(Double(i) + 0.125)]
+        }
+        try c.insertMany(table: "tests", columns: ["run_id", "job_id", "attempt", "test_key", "seconds"], rows: rows)
+        let back = try c.query("SELECT attempt, test_key, seconds FROM tests WHERE run_id = ? ORDER BY attempt", [.text("bulk")])
+        XCTAssertEqual(back.count, names.count)
+        for (i, row) in back.enumerated() {
+            XCTAssertEqual(row[0].int, i)
+            if i == 7 {
+                // Text cannot carry a NUL byte through either C API: the name is cut or the byte dropped, never a trap.
+                XCTAssertTrue(row[1].string?.hasPrefix("nul") == true, "row 7: \(String(describing: row[1].string))")
+            } else {
+                XCTAssertEqual(row[1].string, names[i], "row \(i)")
+            }
+            if i == 2 { XCTAssertNil(row[2].double) } else { XCTAssertEqual(row[2].double, Double(i) + 0.125) }
+        }
     }
 
     static func connection(_ location: HistoryLocation) throws -> any SQLConnection {

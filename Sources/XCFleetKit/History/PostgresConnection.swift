@@ -71,7 +71,12 @@ public final class PostgresConnection: SQLConnection {
         return rows
     }
 
+    /// Tables without a primary key, written with `COPY … FROM STDIN` (no conflict can arise, and
+    /// a run's rows are deleted before they are written again): the bulk of a run's rows.
+    static let copyTables: Set<String> = ["tests", "metrics"]
+
     public func insertMany(table: String, columns: [String], rows: [[SQLValue]]) throws {
+        if Self.copyTables.contains(table), !rows.isEmpty { return try copy(table: table, columns: columns, rows: rows) }
         // Multi-row VALUES, at most ~30,000 parameters per statement (the protocol allows 65,535).
         let perStatement = max(1, 30_000 / max(1, columns.count))
         var start = 0
@@ -82,6 +87,70 @@ public final class PostgresConnection: SQLConnection {
                 + Array(repeating: one, count: chunk.count).joined(separator: ",") + " ON CONFLICT DO NOTHING"
             try execute(sql, chunk.flatMap { $0 })
             start += chunk.count
+        }
+    }
+
+    /// `COPY table (columns) FROM STDIN` in text format, sent in chunks of about 1 MiB.
+    private func copy(table: String, columns: [String], rows: [[SQLValue]]) throws {
+        guard let conn else { throw SQLError(.other, "\(redacted): connection is closed") }
+        guard let start = PQexec(conn, "COPY \(table) (\(columns.joined(separator: ","))) FROM STDIN") else { throw failure() }
+        let status = PQresultStatus(start)
+        PQclear(start)
+        guard status == PGRES_COPY_IN else { throw failure() }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20)
+        var sendFailed = false
+        func flush() {
+            guard !buffer.isEmpty, !sendFailed else { return }
+            let sent = buffer.withUnsafeBufferPointer { b in
+                b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { PQputCopyData(conn, $0, Int32(b.count)) }
+            }
+            if sent != 1 { sendFailed = true }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        for row in rows {
+            for (i, value) in row.enumerated() {
+                if i > 0 { buffer.append(0x09) }
+                Self.appendCopyField(value, to: &buffer)
+            }
+            buffer.append(0x0A)
+            if buffer.count >= 1 << 20 { flush() }
+        }
+        flush()
+        let ended = PQputCopyEnd(conn, sendFailed ? "xcfleet: sending rows failed" : nil)
+        // Drain every result: the COPY's own, then nil.
+        var problem: SQLError?
+        while let result = PQgetResult(conn) {
+            if PQresultStatus(result) != PGRES_COMMAND_OK && problem == nil {
+                let message = String(cString: PQresultErrorMessage(result))
+                let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+                problem = SQLError(state == "57014" ? .timeout : state == "53100" ? .full : .other,
+                                   "\(redacted): \(Self.clean(message, secrets: secrets))")
+            }
+            PQclear(result)
+        }
+        if let problem { throw problem }
+        if ended != 1 || sendFailed { throw failure() }
+    }
+
+    /// One field in COPY's text format: `\N` for NULL; backslash, tab, newline and carriage
+    /// return escaped; NUL bytes (which PostgreSQL text cannot hold) dropped.
+    static func appendCopyField(_ value: SQLValue, to buffer: inout [UInt8]) {
+        switch value {
+        case .null: buffer.append(contentsOf: [0x5C, 0x4E])
+        case .integer(let v): buffer.append(contentsOf: String(v).utf8)
+        case .real(let v): buffer.append(contentsOf: String(v).utf8)
+        case .text(let s):
+            for byte in s.utf8 {
+                switch byte {
+                case 0x00: continue
+                case 0x5C: buffer.append(contentsOf: [0x5C, 0x5C])
+                case 0x09: buffer.append(contentsOf: [0x5C, 0x74])
+                case 0x0A: buffer.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: buffer.append(contentsOf: [0x5C, 0x72])
+                default: buffer.append(byte)
+                }
+            }
         }
     }
 
