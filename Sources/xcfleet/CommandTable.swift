@@ -77,11 +77,12 @@ enum CommandTable {
                         .init(name: "days", value: "N", help: "look back N days (default 30)"),
                         .init(name: "min-rate", value: "RATE", help: "with --suggest: the lowest flake rate to suggest (default 0.02)"),
                         .flag("suggest", "print quarantine entries to add"),
+                        .init(name: "quarantine", value: "FILE", help: "with --suggest: leave out tests this quarantine file already holds", completion: .json),
                         .flag("json", "print the tests as JSON"),
                         runsDir, historyDB, historyURL,
                     ],
                     positional: .none,
-                    examples: ["xcfleet flaky --days 14", "xcfleet flaky --suggest"]),
+                    examples: ["xcfleet flaky --days 14", "xcfleet flaky --suggest --quarantine Plans/quarantine.json"]),
         CommandSpec(path: ["hosts", "clean"], arguments: "",
                     summary: "Empty every host's build cache (<workRoot>/builds) and push cache (<workRoot>/.cache); builds a running job of any xcfleet process uses stay. Exit 0 when every host was cleaned, 3 otherwise.",
                     options: [

@@ -75,7 +75,14 @@ func flakyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     await store.close()
     let tests = FlakyAnalysis.analyze(rows)
     if args.flags.contains("suggest") {
-        print(QuarantineSuggestion.json(for: tests, minimumRate: args.options["min-rate"].flatMap(Double.init) ?? 0.02))
+        // Entries already in a quarantine file are not suggested again (an expired one is an error, as in `run`).
+        let quarantined = try args.options["quarantine"].map { path -> [QuarantineEntry] in
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw UsageError("--quarantine \(TerminalText.sanitize(path)): no such file (give a quarantine file, or leave the option out)")
+            }
+            return try QuarantineLoader.load(path: path, suites: nil).quarantine.entries
+        } ?? []
+        print(QuarantineSuggestion.json(for: tests, minimumRate: args.options["min-rate"].flatMap(Double.init) ?? 0.02, quarantined: quarantined))
     } else if args.flags.contains("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]

@@ -37,7 +37,7 @@ final class CLITests: XCTestCase {
         "parse": ["--junit", "--source-root", "--json", "--allow-flaky", "--quarantine"],
         "history": ["--limit", "--compare", "--json", "--runs", "--history-db", "--history-url"],
         "history import": ["--runs", "--history-db", "--history-url"],
-        "flaky": ["--days", "--min-rate", "--suggest", "--json", "--runs", "--history-db", "--history-url"],
+        "flaky": ["--days", "--min-rate", "--suggest", "--quarantine", "--json", "--runs", "--history-db", "--history-url"],
         "completion": [],
     ]
 

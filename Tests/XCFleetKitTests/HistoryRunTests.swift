@@ -60,6 +60,17 @@ final class HistoryRunTests: XCTestCase {
         XCTAssertTrue(flaky.stdout.contains("50.0%"), flaky.stdout)
         let suggest = try xcfleet(["flaky", "--suggest", "--runs", dir.appendingPathComponent("runs").path])
         XCTAssertTrue(suggest.stdout.contains(#""expires""#), suggest.stdout)
+        XCTAssertTrue(suggest.stdout.contains("testC6_alwaysMissDoubleStillLoadsFromSource"), suggest.stdout)
+
+        // A test the quarantine file already holds is not suggested again.
+        let quarantine = dir.appendingPathComponent("quarantine.json")
+        try Data(#"{"tests": [{"suite": "cache-gate", "test": "CachedLoaderTests/testC6_alwaysMissDoubleStillLoadsFromSource", "reason": "flaky", "owner": "ana", "expires": "2099-01-01"}]}"#.utf8).write(to: quarantine)
+        let again = try xcfleet(["flaky", "--suggest", "--quarantine", quarantine.path, "--runs", dir.appendingPathComponent("runs").path])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertFalse(again.stdout.contains("testC6_alwaysMissDoubleStillLoadsFromSource"), again.stdout)
+        XCTAssertTrue(again.stdout.contains("// 1 flaky test is already quarantined and left out"), again.stdout)
+        let missing = try xcfleet(["flaky", "--suggest", "--quarantine", dir.appendingPathComponent("nope.json").path, "--runs", dir.appendingPathComponent("runs").path])
+        XCTAssertEqual(missing.status, 2, missing.stdout + missing.stderr)
     }
 
     func testABrokenHistoryNeverChangesTheExitCode() throws {
