@@ -71,8 +71,13 @@ final class QuarantineRunTests: XCTestCase {
         try validate(runDir.appendingPathComponent("junit.xml"))
         let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: runDir.appendingPathComponent("report.json")))
         XCTAssertEqual(report.quarantine?.tests.map(\.outcome), [.failed, .notSeen])
+        XCTAssertEqual(report.totals.testsFailed, 1)
+        XCTAssertEqual(report.totals.quarantinedFailed, 1)
+        XCTAssertEqual(report.totals.countedFailed, 0)
+        XCTAssertTrue(summary.contains("tests 35 passed, 0 failed, 1 quarantined failed, 0 skipped"), summary)
         let html = try String(contentsOf: runDir.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("<section id=\"quarantine\""))
+        XCTAssertTrue(html.contains("<div class=\"card \"><div class=\"n\">0</div><div class=\"k\">tests failed</div></div><div class=\"card \"><div class=\"n\">1</div><div class=\"k\">quarantined failed</div></div>"), "the failed card counts only failures that count")
 
         // `xcfleet report` rebuilds the same files from events.jsonl alone.
         var before: [String: Data] = [:]

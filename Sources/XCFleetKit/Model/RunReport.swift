@@ -125,6 +125,11 @@ public struct Totals: Equatable, Codable, Sendable {
     public var testsSkipped: Int
     public var flakyTests: Int
     public var attempts: Int
+    /// Of `testsFailed`, the quarantined tests' failures (they do not make a gate red); nil when none.
+    public var quarantinedFailed: Int? = nil
+
+    /// Failures that count against the gates (`testsFailed` without the quarantined ones).
+    public var countedFailed: Int { testsFailed - (quarantinedFailed ?? 0) }
 }
 
 /// The collated run: rebuilt from `events.jsonl` alone by `Collator`.

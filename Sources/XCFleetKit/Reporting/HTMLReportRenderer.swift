@@ -93,7 +93,8 @@ public struct HTMLReportRenderer: ReportRendering {
         }
         var b = "<div class=\"cards\">"
         b += card(t.testsPassed, "tests passed", "ok")
-        b += card(t.testsFailed, "tests failed", "bad")
+        b += card(t.countedFailed, "tests failed", "bad")
+        if let q = t.quarantinedFailed, q > 0 { b += card(q, "quarantined failed", "") }
         b += card(t.testsSkipped, "skipped", "")
         b += card(t.flakyTests, "flaky", "warn")
         b += card(t.jobs, "jobs", "")

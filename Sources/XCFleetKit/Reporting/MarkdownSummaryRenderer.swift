@@ -200,7 +200,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
             out.append("")
         }
         out += historyLines(report)
-        out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.testsPassed) passed, \(report.totals.testsFailed) failed, \(report.totals.testsSkipped) skipped, \(report.totals.flakyTests) flaky")
+        out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.testsPassed) passed, \(report.totals.countedFailed) failed, \(report.totals.quarantinedFailed.map { "\($0) quarantined failed, " } ?? "")\(report.totals.testsSkipped) skipped, \(report.totals.flakyTests) flaky")
         return out.joined(separator: "\n") + "\n"
     }
 

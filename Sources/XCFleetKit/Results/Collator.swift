@@ -386,6 +386,8 @@ public struct Collator {
                 if let decisive = list.last, p.mutant == nil {
                     totals.testsPassed += decisive.tests.filter { $0.status == .passed }.count
                     totals.testsFailed += decisive.tests.filter { $0.status == .failed }.count
+                    let quarantinedFailed = decisive.tests.filter { $0.status == .failed && $0.quarantined == true }.count
+                    if quarantinedFailed > 0 { totals.quarantinedFailed = (totals.quarantinedFailed ?? 0) + quarantinedFailed }
                     totals.testsSkipped += decisive.tests.filter { $0.status == .skipped }.count
                     totals.flakyTests += decisive.tests.filter(\.flaky).count
                 }
