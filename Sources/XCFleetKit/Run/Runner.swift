@@ -336,10 +336,10 @@ actor RunCoordinator {
                 executor.toolchains = self.toolchains
                 executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 outcome = await executor.execute()
-                if let key = await self.scheduledBuildKey(jobID) {
+                if let key = self.scheduledBuildKey(jobID) {
                     var built = false
                     switch outcome { case .passed, .testsFailed: built = true; default: break }
-                    await self.noteBuild(jobID: jobID, host: hostName, key: key, started: false, succeeded: built)
+                    self.noteBuild(jobID: jobID, host: hostName, key: key, started: false, succeeded: built)
                 }
                 // After an infrastructure failure the connection may be broken: reconnect next time,
                 // and no new attempt goes to the host until a fresh health check passes there.
