@@ -79,18 +79,20 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         throw error
     }
     console.finish()
-    if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory, pricing: fleet.pricing).notes { historyNote(note) } }
+    // The report collated for report.json is recorded as it is (events.jsonl is not read again).
+    if let recorder { for note in await recorder.record(runDirectory: runner.runDirectory, report: report, pricing: fleet.pricing).notes { historyNote(note) } }
+    let cost = RunCost.of(report, pricing: fleet.pricing)
     publishToCI(report, runDirectory: runner.runDirectory, annotationsOnStderr: json)
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
-        summary.cost = RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice)
+        summary.cost = cost
         TerminalOutput.printJSON(try encoder.encode(summary))
     } else {
         TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory),
                                 color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
-        print("cost: " + RunCost.compute(report, pricePerHour: fleet.pricing.perHost, defaultPrice: fleet.pricing.defaultPrice).summaryLine)
+        print("cost: " + cost.summaryLine)
         if let line = TrendSummary.terminalLine(report) { print(TerminalText.sanitize(line)) }
     }
     return report.exitCode

@@ -40,21 +40,13 @@ final class HostHistoryTests: XCTestCase {
     /// rate and the host's class. Real binary, real SQLite, the fake `swift`.
     func testHostsCheckShowsTheBuildCacheHitRateAndClass() throws {
         let dir = try TestPaths.temporaryDirectory()
-        let toolchain = dir.appendingPathComponent("toolchain")
-        try FileManager.default.createDirectory(at: toolchain, withIntermediateDirectories: true)
-        let swift = toolchain.appendingPathComponent("swift")
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("scripts/fake-swift.sh"), to: swift)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
-        let fleet = dir.appendingPathComponent("fleet.json")
-        try Data(#"{"hosts": [{"name": "local", "transport": "local", "workRoot": "\#(dir.path)/work", "toolchain": {"swiftPath": "\#(swift.path)"}}]}"#.utf8).write(to: fleet)
+        let fleet = try FakeToolchain.localFleet(in: dir, hostKeys: #""workRoot": "\#(dir.path)/work", "#)
         let runs = dir.appendingPathComponent("runs").path
-        let env = ["XCFLEET_HISTORY_URL": "", "XCFLEET_HISTORY_DB": "", "XCFLEET_NO_HISTORY": "", "GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": ""]
         for _ in 0..<2 {
-            let run = try runCommand(TestPaths.xcfleetBinary, ["run", "Plans/cache-contract.json", "--fleet", fleet.path, "--runs", runs, "--quiet"],
-                                     cwd: TestPaths.packageRoot, environment: env)
+            let run = try FakeToolchain.xcfleet(["run", "Plans/cache-contract.json", "--fleet", fleet.path, "--runs", runs, "--quiet"])
             XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
         }
-        let check = try runCommand(TestPaths.xcfleetBinary, ["hosts", "check", "--fleet", fleet.path, "--runs", runs], cwd: TestPaths.packageRoot, environment: env)
+        let check = try FakeToolchain.xcfleet(["hosts", "check", "--fleet", fleet.path, "--runs", runs])
         XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
         let line = try XCTUnwrap(check.stdout.split(separator: "\n").first { $0.contains("history (7 d)") }, check.stdout)
         XCTAssertTrue(line.contains("build cache 50% hits (1 cached of 2 builds)"), String(line))
@@ -159,11 +151,7 @@ final class HostHistoryTests: XCTestCase {
         let base = try TestPaths.temporaryDirectory()
         let state = base.appendingPathComponent("state"), runs = base.appendingPathComponent("runs")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        let toolchain = base.appendingPathComponent("toolchain")
-        try FileManager.default.createDirectory(at: toolchain, withIntermediateDirectories: true)
-        let swift = toolchain.appendingPathComponent("swift")
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("scripts/fake-swift.sh"), to: swift)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+        let swift = try FakeToolchain.install(in: base)
         var template = HostSpec(name: FleetLoader.provisionedTemplateName, user: "tester", hostKeyPolicy: .acceptNew, slots: 1,
                                 workRoot: base.appendingPathComponent("work").path)
         template.toolchain.swiftPath = swift.path

@@ -16,13 +16,7 @@ final class QuarantineRunTests: XCTestCase {
 
     override func setUpWithError() throws {
         dir = try TestPaths.temporaryDirectory()
-        let fake = dir.appendingPathComponent("toolchain")
-        try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
-        let swift = fake.appendingPathComponent("swift")
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("scripts/fake-swift.sh"), to: swift)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
-        fleet = dir.appendingPathComponent("fleet.json")
-        try Data(#"{"hosts": [{"name": "local", "transport": "local", "toolchain": {"swiftPath": "\#(swift.path)"}}]}"#.utf8).write(to: fleet)
+        fleet = try FakeToolchain.localFleet(in: dir)
         // The plan in a folder of its own, so `quarantine.json` beside it is the default.
         let plans = dir.appendingPathComponent("Plans")
         try FileManager.default.createDirectory(at: plans, withIntermediateDirectories: true)
@@ -31,9 +25,7 @@ final class QuarantineRunTests: XCTestCase {
     }
 
     private func xcfleet(_ args: [String], env: [String: String] = [:]) throws -> CommandResult {
-        var environment = ["XCFLEET_HISTORY_URL": "", "XCFLEET_HISTORY_DB": "", "XCFLEET_NO_HISTORY": "", "GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": ""]
-        for (k, v) in env { environment[k] = v }
-        return try runCommand(TestPaths.xcfleetBinary, args, cwd: TestPaths.packageRoot, environment: environment)
+        try FakeToolchain.xcfleet(args, env: env)
     }
 
     private func run(_ extra: [String] = [], env: [String: String] = [:], history: Bool = false) throws -> CommandResult {

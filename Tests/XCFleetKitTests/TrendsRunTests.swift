@@ -12,19 +12,11 @@ final class TrendsRunTests: XCTestCase {
 
     override func setUpWithError() throws {
         dir = try TestPaths.temporaryDirectory()
-        let fake = dir.appendingPathComponent("toolchain")
-        try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
-        let swift = fake.appendingPathComponent("swift")
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("scripts/fake-swift.sh"), to: swift)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
-        fleet = dir.appendingPathComponent("fleet.json")
-        try Data(#"{"hosts": [{"name": "local", "transport": "local", "pricePerHour": 7.2, "toolchain": {"swiftPath": "\#(swift.path)"}}]}"#.utf8).write(to: fleet)
+        fleet = try FakeToolchain.localFleet(in: dir, hostKeys: #""pricePerHour": 7.2, "#)
     }
 
     private func xcfleet(_ args: [String], env: [String: String] = [:]) throws -> CommandResult {
-        var environment = ["XCFLEET_HISTORY_URL": "", "XCFLEET_HISTORY_DB": "", "XCFLEET_NO_HISTORY": "", "GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": ""]
-        for (k, v) in env { environment[k] = v }
-        return try runCommand(TestPaths.xcfleetBinary, args, cwd: TestPaths.packageRoot, environment: environment)
+        try FakeToolchain.xcfleet(args, env: env)
     }
 
     private func run(_ id: String, _ extra: [String] = [], env: [String: String] = [:]) throws -> CommandResult {

@@ -58,7 +58,7 @@ var report: RunReport!
 // Reading and collating events.jsonl happens once per run for every report (Runner.run); the
 // history takes that report. Measured apart from the recording itself.
 let collate = try await seconds { report = Collator(mutantFaults: [:]).collate(try EventLog.read(big.appendingPathComponent("events.jsonl"))) }
-let rowsTime = try await seconds { record = HistoryRecord(report: report, cost: RunCost.compute(report, pricePerHour: ["mac-1": 1.2])) }
+let rowsTime = await seconds { record = HistoryRecord(report: report, cost: RunCost.compute(report, pricePerHour: ["mac-1": 1.2])) }
 let sqlite = try await HistoryDatabase.open(.sqlite(path: work.appendingPathComponent("bench.sqlite").path))
 let sqliteWrite = try await seconds { try await sqlite.record(record) }
 let sqliteRewrite = try await seconds { try await sqlite.record(record) }

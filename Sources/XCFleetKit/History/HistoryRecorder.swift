@@ -37,8 +37,7 @@ public struct HistoryRecorder: Sendable {
             // Reading events and .git is blocking file I/O: off the concurrency pool.
             record = try await offPool {
                 if let report {
-                    let cost = RunCost.compute(report, pricePerHour: pricing.perHost, defaultPrice: pricing.defaultPrice)
-                    return HistoryRecord(report: report, source: source ?? GitSource.read(), cost: cost)
+                    return HistoryRecord(report: report, source: source ?? GitSource.read(), cost: RunCost.of(report, pricing: pricing))
                 }
                 return try Self.record(runDirectory: runDirectory, source: source, pricing: pricing)
             }

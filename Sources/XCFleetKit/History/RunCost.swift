@@ -79,6 +79,12 @@ public struct RunCost: Equatable, Codable, Sendable {
         return RunCost(lines: lines)
     }
 
+    /// A finished run's cost: the one its report logged (`historyContext`, computed with the same
+    /// fleet prices before the reports were written), else computed now.
+    public static func of(_ report: RunReport, pricing: HistoryPricing) -> RunCost {
+        report.history?.cost ?? compute(report, pricePerHour: pricing.perHost, defaultPrice: pricing.defaultPrice)
+    }
+
     /// Host-seconds by phase over all hosts.
     public var byPhase: [String: Double] {
         lines.reduce(into: [:]) { $0[$1.phase, default: 0] += $1.hostSeconds }
