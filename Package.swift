@@ -18,7 +18,7 @@ let package = Package(
             pkgConfig: "libssh2",
             providers: [.apt(["libssh2-1-dev"]), .brew(["libssh2"])]
         ),
-        .target(name: "SSHClient", dependencies: ["CLibSSH2"]),
+        .target(name: "SSHClient", dependencies: ["CLibSSH2", "XCFleetBasics"]),
         // The run history (Sources/XCFleetKit/History): SQLite by default, PostgreSQL for teams.
         .systemLibrary(
             name: "CSQLite3",
@@ -32,7 +32,14 @@ let package = Package(
         ),
         // The seeds' core cache logic; Foundation only. Pushed to hosts as-is.
         .target(name: "CacheContract"),
-        .target(name: "XCFleetKit", dependencies: ["SSHClient", "CSQLite3", "CLibPQ"]),
+        // The layers, each knowing only those above it (docs/architecture.md):
+        // basics (Foundation only) → model (values) → core (pure decisions) → host scripts → kit (I/O).
+        .target(name: "XCFleetBasics"),
+        .target(name: "XCFleetModel", dependencies: ["XCFleetBasics"]),
+        .target(name: "XCFleetCore", dependencies: ["XCFleetBasics", "XCFleetModel"]),
+        .target(name: "XCFleetHostScripts", dependencies: ["XCFleetBasics", "XCFleetModel", "XCFleetCore"]),
+        .target(name: "XCFleetKit", dependencies: ["XCFleetBasics", "XCFleetModel", "XCFleetCore", "XCFleetHostScripts",
+                                                   "SSHClient", "CSQLite3", "CLibPQ"]),
         .executableTarget(name: "xcfleet", dependencies: ["XCFleetKit"]),
 
         // The very files that are pushed to a Mac, compiled and run here.

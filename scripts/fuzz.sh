@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh parser reports  only those targets
 #   FUZZ_SECONDS=3600 FUZZ_JOBS=2 scripts/fuzz.sh parser   a longer session (docs/fuzzing.md)
 #   scripts/fuzz.sh --build-only
-# The package's own `swift build` is not involved: XCFleetKit and SSHClient are compiled here by
+# The package's own `swift build` is not involved: the library modules are compiled here by
 # swiftc, with coverage instrumentation and AddressSanitizer, into .build/fuzz. Fails on a crash,
 # a sanitizer or leak report, a timeout (-timeout), or a harness invariant (a trap).
 set -uo pipefail
@@ -26,7 +26,7 @@ for a in "$@"; do
 done
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 mkdir -p "$out/modules" "$out/artifacts"
-flags=(-sanitize=fuzzer,address -enable-testing -swift-version 6 -Onone -parse-as-library
+flags=(-sanitize=fuzzer,address -enable-testing -swift-version 6 -Onone -parse-as-library -package-name xcfleet
        -I Sources/CLibSSH2 -I Sources/CSQLite3 -I Sources/CLibPQ $(pkg-config --cflags-only-I libpq sqlite3 2>/dev/null | sed "s/-I/-Xcc -I/g") -I "$out/modules" -suppress-warnings)
 
 # Libraries: rebuilt only when their sources (or this script) changed.
@@ -40,14 +40,18 @@ library() { # name, source folder
     echo "$sum" > "$stamp"
 }
 start=$(date +%s)
-library SSHClient Sources/SSHClient || { echo "fuzz: SSHClient failed to build"; exit 1; }
-library XCFleetKit Sources/XCFleetKit || { echo "fuzz: XCFleetKit failed to build"; exit 1; }
+# In dependency order (Package.swift): each layer sees only the modules built before it.
+layers=(XCFleetBasics SSHClient XCFleetModel XCFleetCore XCFleetHostScripts XCFleetKit)
+for m in "${layers[@]}"; do
+    library "$m" "Sources/$m" || { echo "fuzz: $m failed to build"; exit 1; }
+done
+archives=(); for m in "${layers[@]}"; do archives+=("$out/lib$m.a"); done
 for t in "${targets[@]}"; do
     [ -f "fuzz/Targets/$t.swift" ] || { echo "fuzz: no target '$t' (have: ${all_targets[*]})"; exit 2; }
     echo "fuzz: linking $t"
     # The harness (with its markup checkers) is optimised: it is small, and otherwise dominates the reports target.
     swiftc "${flags[@]}" -O -module-name "fuzz_$t" fuzz/Support/*.swift "fuzz/Targets/$t.swift" \
-        "$out/libXCFleetKit.a" "$out/libSSHClient.a" -lssh2 -lsqlite3 -lpq -o "$out/fuzz-$t" 2>&1 | grep -v "Cannot export local symbol" ; [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $t failed to link"; exit 1; }
+        "${archives[@]}" -lssh2 -lsqlite3 -lpq -o "$out/fuzz-$t" 2>&1 | grep -v "Cannot export local symbol" ; [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $t failed to link"; exit 1; }
 done
 echo "fuzz: built in $(( $(date +%s) - start )) s"
 [ "$build_only" -eq 1 ] && exit 0

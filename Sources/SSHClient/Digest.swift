@@ -1,6 +1,8 @@
+import XCFleetBasics
+
 /// SHA-1, SHA-256 (through `SHA256`) and HMAC-SHA1 over byte arrays: host-key fingerprints (`SHA256:…`) and
-/// OpenSSH hashed known_hosts names (`|1|salt|HMAC-SHA1(salt, name)`). Self-contained because
-/// this module may not import XCFleetKit and Linux has no CryptoKit.
+/// OpenSSH hashed known_hosts names (`|1|salt|HMAC-SHA1(salt, name)`). Linux has no CryptoKit;
+/// SHA-256 itself lives in XCFleetBasics (Foundation only), the one module this one depends on.
 enum Digest {
     static func sha256(_ message: [UInt8]) -> [UInt8] { SHA256.hash(message) }
 

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 #if canImport(Glibc)
 import Glibc
 #endif

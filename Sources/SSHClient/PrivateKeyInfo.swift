@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// What a private key file is, read without decrypting it (OpenSSH keeps the public part of
 /// `openssh-key-v1` files in clear). Used to explain auth failures: libssh2 1.10 cannot sign

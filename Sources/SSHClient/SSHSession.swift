@@ -1,5 +1,6 @@
 import CLibSSH2
 import Foundation
+import XCFleetBasics
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

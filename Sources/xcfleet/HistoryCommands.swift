@@ -82,7 +82,7 @@ func flakyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
             }
             return try QuarantineLoader.load(path: path, suites: nil).quarantine.entries
         } ?? []
-        print(QuarantineSuggestion.json(for: tests, minimumRate: args.options["min-rate"].flatMap(Double.init) ?? 0.02, quarantined: quarantined))
+        print(QuarantineSuggestion.json(for: tests, minimumRate: args.options["min-rate"].flatMap(Double.init) ?? 0.02, now: Date(), quarantined: quarantined))
     } else if args.flags.contains("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]

@@ -46,7 +46,7 @@ final class FleetLoaderTests: XCTestCase {
 
         XCTAssertEqual(fleet.hosts[2], HostSpec(
             name: "here", transport: .local, address: "localhost", port: 0, user: "",
-            labels: ["platform:linux", "swift"], slots: 2, workRoot: WorkRootSafety.defaultLocalWorkRoot(home: "/home/ci")))
+            labels: ["platform:linux", "swift"], slots: 2, workRoot: WorkRootDefaults.local(home: "/home/ci")))
     }
 
     func testFleetSecretsCoverHostsAndTemplate() throws {
@@ -156,7 +156,7 @@ final class FleetLoaderTests: XCTestCase {
         ])
         let f = try fleet(#"{"hosts": [{"name": "l", "transport": "local"}]}"#)
         XCTAssertEqual(f.hosts, [HostSpec(name: "l", transport: .local, address: "localhost", port: 0, user: "",
-                                          workRoot: WorkRootSafety.defaultLocalWorkRoot(home: "/home/ci"))])
+                                          workRoot: WorkRootDefaults.local(home: "/home/ci"))])
     }
 
     func testCommonHostKeys() {

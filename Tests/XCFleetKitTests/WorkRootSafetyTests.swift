@@ -82,8 +82,8 @@ final class WorkRootSafetyTests: XCTestCase {
 
     func testDefaultWorkRootsArePrivateFolders() throws {
         XCTAssertEqual(HostSpec(name: "s").workRoot, "~/.xcfleet/work")
-        XCTAssertEqual(WorkRootSafety.defaultLocalWorkRoot(environment: [:], home: "/home/u"), "/home/u/.cache/xcfleet")
-        XCTAssertEqual(WorkRootSafety.defaultLocalWorkRoot(environment: ["XDG_CACHE_HOME": "/c"], home: "/home/u"), "/c/xcfleet")
+        XCTAssertEqual(WorkRootDefaults.local(environment: [:], home: "/home/u"), "/home/u/.cache/xcfleet")
+        XCTAssertEqual(WorkRootDefaults.local(environment: ["XDG_CACHE_HOME": "/c"], home: "/home/u"), "/c/xcfleet")
         let f = try FleetLoader.parse(Data(#"{"hosts": [{"name": "m", "address": "m", "user": "ci", "useAgent": true, "workRoot": "~/xw", "cache": {"maxBytes": 1000, "minFreeBytes": 5}}, {"name": "d", "address": "d", "user": "ci", "useAgent": true}]}"#.utf8),
                                       path: "fleet.json", baseDirectory: "/etc", homeDirectory: "/home/ci")
         XCTAssertEqual(f.hosts[0].workRoot, "~/xw", "expanded on the host, not here")

@@ -1,21 +1,22 @@
 import Foundation
+import XCFleetModel
 
 /// Reads the build cache script's `XCFLEET-BUILD …` lines (stdout) and `xcfleet: …` lines
 /// (stderr) out of the build phase's output stream, timing the lock wait. Chunks arrive serially.
-final class BuildProtocolScanner: @unchecked Sendable {
+package final class BuildProtocolScanner: @unchecked Sendable {
     private let lock = NSLock()
     private var partial: [OutputStreamKind: [UInt8]] = [:]
     private var lockedAt: Date?
     private var sawWaiting = false
     private(set) var originLine: String?
-    private(set) var products: [String] = []
+    package private(set) var products: [String] = []
     private(set) var untrusted: String?
     private(set) var evicted: [String] = []
-    private(set) var problems: [String] = []
+    package private(set) var problems: [String] = []
 
-    init() {}
+    package init() {}
 
-    func consume(_ chunk: OutputChunk) {
+    package func consume(_ chunk: OutputChunk) {
         lock.lock(); defer { lock.unlock() }
         var buffer = partial[chunk.stream, default: []] + chunk.bytes
         while let nl = buffer.firstIndex(of: 0x0A) {
@@ -46,10 +47,10 @@ final class BuildProtocolScanner: @unchecked Sendable {
     }
 
     /// Whether a builder on this host held the lock when this job asked for it.
-    var isWaiting: Bool { lock.lock(); defer { lock.unlock() }; return sawWaiting && lockedAt == nil }
+    package var isWaiting: Bool { lock.lock(); defer { lock.unlock() }; return sawWaiting && lockedAt == nil }
 
     /// The record of a build that ended with status 0 (nil when the script said nothing usable).
-    func record(host: String, key: BuildKey, started: Date, ended: Date = Date()) -> BuildRecord? {
+    package func record(host: String, key: BuildKey, started: Date, ended: Date = Date()) -> BuildRecord? {
         lock.lock(); defer { lock.unlock() }
         guard let originLine else { return nil }
         let parts = originLine.split(separator: " ")

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetBasics
+import XCFleetModel
 
 /// `xcfleet hosts clean`: empties each host's build and push caches on purpose. Entries that a
 /// running job (of any xcfleet process) uses stay; everything else goes, under the build lock.
@@ -24,7 +26,7 @@ public enum HostCacheCleaner {
         }
     }
 
-    static func clean(_ host: HostSpec, timeouts: PhaseTimeouts, shellFactory: ShellFactory) async -> Result {
+    package static func clean(_ host: HostSpec, timeouts: PhaseTimeouts, shellFactory: ShellFactory) async -> Result {
         var result = Result(host: host.name, removed: [], freedBytes: 0, problem: nil)
         let shell: any RemoteShell
         do { shell = try await shellFactory(host, timeouts) } catch {

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetHostScripts
 
 /// A SwiftPM job's build through the host build cache: the key, the cache script's command and
 /// the command that runs the cached test bundle in the job directory. Pure (no I/O).

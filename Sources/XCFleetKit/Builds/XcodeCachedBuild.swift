@@ -1,4 +1,7 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
+import XCFleetHostScripts
 
 /// An Xcode job's build through the host build cache (docs/builds.md, docs/xcode.md): the key,
 /// the cache script's command running `xcodebuild build-for-testing` in the staged package with

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
 
 /// Which simulator a job uses.
 public enum SimulatorDecision: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetModel
 
 /// Builds the `swift build` / `swift test` command lines for a pushed package. Building and testing
 /// are separate phases so that each has its own deadline and build errors are told apart from test failures.

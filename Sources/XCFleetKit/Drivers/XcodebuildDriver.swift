@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
 
 /// Builds the `xcodebuild` command lines for a rendered package pushed to a Mac. Pure.
 ///

@@ -1,4 +1,7 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
+import XCFleetHostScripts
 
 /// Runs one attempt of a suite with an Apple `destination` on a Mac, over a `RemoteShell`, in a job
 /// directory that already holds the pushed package:

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetModel
 
 /// Creates hosts on demand with the fleet's `provisioner.create` command and releases them with
 /// `provisioner.release` (see docs/provisioning.md for Tart, Orka and Anka).

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
 
 /// Lets a host into a run before its first job: the health check, then the slot leases. The
 /// runner calls it once per host (static or provisioned) with a shell it opened for the host, and

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetHostScripts
 
 /// The check a host passes before its first job: one command through its shell that reports the
 /// system (`uname -sm`), free disk under the work root (`df -Pk`, creating the root), and the

@@ -4,18 +4,10 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import XCFleetModel
+import XCFleetHostScripts
 
-/// Who holds a lease: this orchestrator process. Written into each lease's holder file so that
-/// another orchestrator on the same machine can tell when the holder died.
-public struct LeaseHolder: Equatable, Sendable {
-    public var hostname: String
-    public var pid: Int32
-
-    public init(hostname: String, pid: Int32) {
-        self.hostname = HostLeaseScript.clean(hostname)
-        self.pid = pid
-    }
-
+extension LeaseHolder {
     /// This process on this machine.
     public static var current: LeaseHolder {
         var buffer = [CChar](repeating: 0, count: 256)
@@ -25,7 +17,7 @@ public struct LeaseHolder: Equatable, Sendable {
     }
 
     /// Whether `pid` names a live process on this machine (EPERM: alive but not ours).
-    static func isAlive(pid: Int32) -> Bool {
+    package static func isAlive(pid: Int32) -> Bool {
         guard pid > 0 else { return true }   // unknown: never declare it dead
         return kill(pid, 0) == 0 || errno == EPERM
     }
@@ -322,34 +314,3 @@ public actor HostLeaseManager {
     }
 }
 
-/// Collects a command's output up to a limit (thread-safe; chunks arrive serially).
-final class OutputSink: @unchecked Sendable {
-    private let lock = NSLock()
-    private var out: [UInt8] = []
-    private var err: [UInt8] = []
-    private let limit: Int
-
-    init(limit: Int) { self.limit = limit }
-
-    func add(_ chunk: OutputChunk) {
-        lock.lock()
-        defer { lock.unlock() }
-        switch chunk.stream {
-        case .stdout: if out.count < limit { out += chunk.bytes.prefix(limit - out.count) }
-        case .stderr:
-            err += chunk.bytes
-            if err.count > limit { err.removeFirst(err.count - limit) }
-        }
-    }
-
-    var stdout: [UInt8] { lock.lock(); defer { lock.unlock() }; return out }
-    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
-    var stderrText: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
-
-    /// The last few lines of stderr, for error messages.
-    var stderrTail: String {
-        let lines = stderrText.split(separator: "\n", omittingEmptySubsequences: true).suffix(5)
-        let text = lines.joined(separator: " | ")
-        return text.isEmpty ? "(no stderr)" : String(text.suffix(600))
-    }
-}

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetBasics
+import XCFleetModel
 
 /// A host a provisioner's create command made: the merged spec, the JSON it printed (given back
 /// to the release command verbatim, so extra keys such as a VM id reach it), and its known_hosts lines.

@@ -1,4 +1,7 @@
 import Foundation
+import XCFleetBasics
+import XCFleetModel
+import XCFleetCore
 
 /// The one `HistoryStore` implementation: the same schema and the same SQL on either backend
 /// (`SQLiteConnection`, `PostgresConnection`). Every database call runs on the store's own serial
@@ -260,9 +263,9 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
             }
             for (host, phases) in spans {
                 var h = entry(host)
-                h.medianConnectSeconds = phases["connect"].flatMap { Scheduler.median($0) }
-                h.medianPushSeconds = phases["push"].flatMap { Scheduler.median($0) }
-                h.medianBuildSeconds = phases["build"].flatMap { Scheduler.median($0) }
+                h.medianConnectSeconds = phases["connect"].flatMap { Statistics.median($0) }
+                h.medianPushSeconds = phases["push"].flatMap { Statistics.median($0) }
+                h.medianBuildSeconds = phases["build"].flatMap { Statistics.median($0) }
                 out[host] = h
             }
             return out.values.sorted { $0.host < $1.host }
@@ -303,7 +306,7 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
             }
             for (name, perRun) in metrics {
                 trends.metrics[name] = perRun.sorted { order[$0.key]! < order[$1.key]! }
-                    .compactMap { run, values in Scheduler.median(values).map { .init(runID: run, value: $0) } }
+                    .compactMap { run, values in Statistics.median(values).map { .init(runID: run, value: $0) } }
             }
             return trends
         }

@@ -1,5 +1,7 @@
 import Foundation
-import SSHClient
+import XCFleetBasics
+import XCFleetModel
+import XCFleetCore
 
 /// One run, as rows for the history's tables. Built from the collated report of the run's own
 /// events (`EventLog.read` → `Collator`), so a finished run, an interrupted run's partial events

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
 
 extension HistoryRecorder {
     /// The history's view of a run that just ended (trends over the plan's last runs, known-flaky

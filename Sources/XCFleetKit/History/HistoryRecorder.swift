@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
 
 /// The history as a run sees it: every call returns a result or a one-line note and never throws,
 /// never stalls past its deadline, and never changes a run's outcome or exit code.
@@ -181,16 +183,6 @@ public struct HistoryRecorder: Sendable {
     static func oneLine(_ error: Error) -> String {
         let text = "\(error)"
         return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
-    }
-}
-
-/// Prices for cost accounting, from the fleet file.
-public struct HistoryPricing: Sendable, Equatable {
-    public var perHost: [String: Double]
-    public var defaultPrice: Double?
-    public init(perHost: [String: Double] = [:], defaultPrice: Double? = nil) {
-        self.perHost = perHost
-        self.defaultPrice = defaultPrice
     }
 }
 

@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import XCFleetModel
 
 /// The team backend: a PostgreSQL server through libpq, chosen with a URL
 /// (`postgresql://user:password@host:port/db`). The same SQL as SQLite; `?` placeholders are

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// Writes rendered suites under `xcfleet render --out DIR`: each suite replaces only its own
 /// folder `DIR/NAME`, after `SafePath` has proven that folder is strictly inside `DIR` (a suite

@@ -1,14 +1,6 @@
 import Foundation
-
-/// The list of tests a rendered suite must run and see pass (`xcfleet-manifest.json`).
-public struct SuiteManifest: Equatable, Codable, Sendable {
-    public var suite: String
-    public var template: String
-    public var testTarget: String
-    public var mutant: String?
-    /// `Class/testName`, in file order.
-    public var tests: [String]
-}
+import XCFleetModel
+import XCFleetCore
 
 /// A suite rendered into a standalone SwiftPM package.
 public struct RenderedSuite: Equatable, Sendable {
@@ -18,35 +10,6 @@ public struct RenderedSuite: Equatable, Sendable {
     public var directoryName: String
     /// Where each file came from (template, core source, generated, mutant), for `LocationMapper`.
     public var sourceMap = SourceMap(base: .repository, entries: [])
-}
-
-public enum RenderError: Error, Equatable, CustomStringConvertible {
-    case templatesNotFound(tried: [String])
-    case unknownTemplate(String)
-    case unreadable(String, String)
-    case badMutant(String, String)
-    case mutantTargetMissing(mutant: String, path: String)
-    /// Edit number `edit` (0-based) of a mutant: its `find` text occurs `occurrences` times (0, or 2 meaning "more than once").
-    case mutantDoesNotApply(mutant: String, file: String, edit: Int, find: String, occurrences: Int)
-
-    public var description: String {
-        switch self {
-        case .templatesNotFound(let tried):
-            return "cannot find xcfleet's templates (a folder with Templates/ and Sources/CacheContract/); looked in: \(tried.joined(separator: ", ")); set XCFLEET_HOME or pass --templates DIR"
-        case .unknownTemplate(let name):
-            return "no template '\(name)' under Templates/ (known: \(TemplateInfo.names.sorted().joined(separator: ", ")))"
-        case .unreadable(let path, let why): return "\(path): cannot read: \(why)"
-        case .badMutant(let path, let why): return "\(path): not a valid mutant description: \(why)"
-        case .mutantTargetMissing(let mutant, let path): return "mutant \(mutant) edits \(path), which the rendered package does not have"
-        case .mutantDoesNotApply(let mutant, let file, let edit, let find, let count):
-            var shown = find.count > 120 ? String(find.prefix(120)) + "…" : find
-            shown = shown.debugDescription
-            if count == 0 {
-                return "mutant \(mutant) does not apply: \(file) does not contain the text of edits[\(edit)].find \(shown) (the file changed; update Templates/mutants/\(mutant)/mutant.json)"
-            }
-            return "mutant \(mutant) does not apply: the text of edits[\(edit)].find occurs more than once in \(file) \(shown); it must occur exactly once (make it longer)"
-        }
-    }
 }
 
 /// Renders plan suites into packages: the scaffold from `Templates/package`, the `CacheContract`

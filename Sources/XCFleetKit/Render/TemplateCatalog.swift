@@ -1,5 +1,6 @@
 import Foundation
-import SSHClient
+import XCFleetBasics
+import XCFleetModel
 
 /// Where xcfleet's pushed files live: a folder holding `Templates/` and `Sources/CacheContract/`.
 ///
@@ -62,47 +63,7 @@ public struct TemplateRoot: Equatable, Sendable {
     }
 }
 
-/// What xcfleet knows about each template folder.
-public struct TemplateInfo: Equatable, Sendable {
-    public var name: String
-    /// Test target name in the rendered package.
-    public var testTarget: String
-    /// Capabilities a host needs to run it, beyond what the plan asks.
-    public var requires: [String]
-
-    public static let all: [TemplateInfo] = [
-        TemplateInfo(name: "cache-contract", testTarget: "CacheContractTests", requires: []),
-        TemplateInfo(name: "pressure-probes", testTarget: "PressureProbeTests", requires: []),
-        TemplateInfo(name: "combine-lifetime", testTarget: "CombineLifetimeTests", requires: ["combine"]),
-    ]
-
-    public static func named(_ name: String) -> TemplateInfo? { all.first { $0.name == name } }
-    public static var names: Set<String> { Set(all.map(\.name)) }
-}
-
-/// A deliberately broken variant (CONTRACT.md M): the rendered gate package with a few exact
-/// text edits applied (`Templates/mutants/<id>/mutant.json`; format in docs/templates.md).
-public struct MutantSpec: Equatable, Codable, Sendable {
-    public var id: String
-    /// What is broken, in words ("key without the account field").
-    public var fault: String
-    public var contract: String
-    /// The template whose gate suite must kill it.
-    public var template: String
-    /// The edits, applied in order to the rendered package (`MutantEdit`).
-    public var edits: [MutantEdit]
-
-    public init(id: String, fault: String, contract: String, template: String, edits: [MutantEdit]) {
-        self.id = id
-        self.fault = fault
-        self.contract = contract
-        self.template = template
-        self.edits = edits
-    }
-
-    /// The package paths the mutant changes, sorted, without repeats.
-    public var files: [String] { Array(Set(edits.map(\.file))).sorted() }
-
+extension MutantSpec {
     /// Reads one `mutant.json` (JSON with comments and trailing commas, like plans). Every problem
     /// is a `RenderError.badMutant` naming the file.
     public static func load(_ url: URL) throws -> MutantSpec {
@@ -120,20 +81,6 @@ public struct MutantSpec: Equatable, Codable, Sendable {
         }
         if let problem = spec.problem() { throw RenderError.badMutant(url.path, problem) }
         return spec
-    }
-
-    /// What is wrong with a decoded spec, or nil.
-    func problem() -> String? {
-        if id.isEmpty || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
-            return "\"id\" must be letters, digits, - and _ (got \(id.debugDescription))"
-        }
-        if edits.isEmpty { return "\"edits\" is empty: a mutant must change something" }
-        for (i, edit) in edits.enumerated() {
-            if let why = Workspace.pathProblem(edit.file) { return "edits[\(i)].file \(edit.file.debugDescription): \(why)" }
-            if edit.find.isEmpty { return "edits[\(i)].find is empty" }
-            if edit.find == edit.replace { return "edits[\(i)]: find and replace are the same text" }
-        }
-        return nil
     }
 
     private static func describe(_ error: Error) -> String {

@@ -1,8 +1,9 @@
 import Foundation
-import SSHClient
 #if canImport(Glibc)
 import Glibc
 #endif
+import XCFleetBasics
+import XCFleetModel
 
 /// Appends `RunEvent`s to `events.jsonl` as they happen (one JSON object per line, flushed
 /// per event), so that an interrupted run keeps everything it saw. Thread-safe.

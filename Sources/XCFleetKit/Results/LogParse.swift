@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
 
 /// `xcfleet parse`: collates output someone already has (a CI log, a saved xcodebuild run)
 /// into the same report model, through the same parser and verdict rules.

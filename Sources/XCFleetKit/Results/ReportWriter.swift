@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
 
 /// Writes every report of a run directory from a collated `RunReport`, and rebuilds it from
 /// `events.jsonl` alone (`xcfleet report RUN_DIR`).

@@ -2,6 +2,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import XCFleetBasics
+import XCFleetModel
+import XCFleetCore
+import XCFleetHostScripts
 
 /// Runs one attempt of one job on one leased host slot: push, build, test, cleanup. Every phase
 /// change and parsed event goes to the event log as it happens; raw output goes to `logs/`.

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetModel
+import XCFleetCore
 
 /// A job ready to run: what the event log records, plus the rendered package and its command options.
 public struct PlannedJob: Sendable {

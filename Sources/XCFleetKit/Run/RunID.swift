@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// Run ids name the run directory (`RUNS/ID/`), so they are validated like any name from input.
 public enum RunID {

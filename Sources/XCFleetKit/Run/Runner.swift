@@ -1,4 +1,8 @@
 import Foundation
+import XCFleetBasics
+import XCFleetModel
+import XCFleetCore
+import XCFleetHostScripts
 
 /// Everything a run needs, decided before it starts.
 public struct RunConfiguration: Sendable {
@@ -127,10 +131,6 @@ public final class Runner: Sendable {
     public func interrupt() {
         Task { await coordinator.interrupt() }
     }
-}
-
-public enum XCFleet {
-    public static let version = "0.1.0"
 }
 
 /// The run's mutable heart: owns the scheduler state and the host slots' shells.

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetModel
 
 /// What only steers one test run reaches the test process at run time, as environment variables,
 /// never compiled into the package: so repetitions (and shards) of a suite render byte-identical

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetModel
 
 /// Runs a local command to its end through `ProcessRunner` (own process group, deadlines,
 /// cancellation, never on the concurrency pool) and collects its output, optionally feeding

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import XCFleetModel
 
 /// Runs a local process in its own process group and streams its output, without ever blocking
 /// the Swift concurrency pool: the process is started through Foundation, and one dedicated

@@ -1,5 +1,7 @@
 import Foundation
 import SSHClient
+import XCFleetBasics
+import XCFleetModel
 
 /// What `xcfleet hosts check` found out about one host.
 public struct HostCheckResult: Equatable, Sendable {

@@ -1,4 +1,6 @@
 import Foundation
+import XCFleetBasics
+import XCFleetModel
 
 /// The built-in `local` host: this machine, driven through the same interface as SSH hosts.
 /// Each job gets a fresh directory under the host's work root (a temporary folder by default).

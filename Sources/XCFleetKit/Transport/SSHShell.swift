@@ -1,5 +1,8 @@
 import Foundation
 import SSHClient
+import XCFleetBasics
+import XCFleetModel
+import XCFleetHostScripts
 
 /// A `RemoteShell` over SSH (libssh2, via `SSHClient`).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetModel
 
 /// Writes a POSIX ustar archive as a stream of chunks: directories and regular files with
 /// modes. Paths that do not fit ustar's name/prefix fields get a PAX `path` record (GNU tar and

@@ -1,0 +1,29 @@
+import Foundation
+import XCFleetModel
+
+/// `report.json`: the `RunReport` as sorted, pretty-printed JSON. Non-finite numbers (a probe may
+/// print `nan`) are written as the strings `"nan"`, `"inf"`, `"-inf"`; `decode` reads them back.
+public struct JSONReportRenderer: ReportRendering {
+    public let fileName = "report.json"
+
+    public init() {}
+
+    public func render(_ report: RunReport) throws -> Data {
+        try Self.encoder().encode(report)
+    }
+
+    /// The encoder every xcfleet JSON artifact uses (sorted keys, pretty, `/` unescaped).
+    public static func encoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return e
+    }
+
+    /// Reads a `report.json` written by `render` (e.g. the base run of `xcfleet compare`).
+    public static func decode(_ data: Data) throws -> RunReport {
+        let d = JSONDecoder()
+        d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try d.decode(RunReport.self, from: data)
+    }
+}

@@ -1,0 +1,751 @@
+import Foundation
+import XCFleetBasics
+import XCFleetModel
+
+/// The scheduling decisions of one run, as a pure state machine: no I/O, no clock.
+///
+/// A thin loop (the runner) feeds it what happened and performs the actions it returns, in order:
+/// ```
+/// var scheduler = Scheduler(jobs: jobs, hosts: healthyHosts)
+/// perform(scheduler.start())
+/// // then, as things happen:
+/// perform(scheduler.attemptFinished(jobID: id, attempt: n, outcome: .passed))
+/// perform(scheduler.hostJoined(host))          // a provisioned host passed its health check
+/// perform(scheduler.hostLost(name, reason: r)) // unhealthy / unreachable / died mid-run
+/// perform(scheduler.interrupt())               // Ctrl-C, SIGTERM
+/// // until `.runFinished` was returned (then `isFinished` is true).
+/// ```
+/// - `.start(jobID, attempt, host, slot)`: run that attempt on that host slot; report its end with
+///   `attemptFinished` (same job id and attempt number). Attempts are numbered from 1 per job.
+/// - `.cancel(...)`: kill that attempt (interrupt); still report its end (any outcome) with
+///   `attemptFinished`, or call `hostLost` for its host; the job then ends `interrupted`.
+/// - `.jobFinished(...)`: the job's one and only final state. Unschedulable jobs end this way too,
+///   with the reason `needs combine, platform:macos`.
+/// - `.runFinished`: every job has its final state; returned exactly once.
+///
+/// Placement (queue mode): whenever a slot frees or a host joins, queued jobs are taken longest
+/// expected duration first (ties: input order) and each is put on a free slot of a host that has
+/// every label it requires, preferring the host with the most free slots, then the one with fewer
+/// labels (keeps specialised hosts for jobs that need them), then the host known first.
+///
+/// Retries: an infrastructure failure reruns the job on a host where it has not infra-failed yet,
+/// waiting for such a host's slot even when an excluded host is free. Only when no live capable
+/// host is left outside the excluded ones (and no more hosts are expected) may it rerun on an
+/// excluded host (`Options.sameHostRetryWhenNoOther`, default true; false ends it `infraFailed`).
+/// At most `infraRetries` reruns follow infrastructure failures and `testRetries` reruns follow
+/// test failures or timeouts; a job that failed its tests and later passes ends `flaky`.
+///
+/// Unschedulable: a job no live host can take ends `unschedulable` at `start()` (or, when the last
+/// capable host is lost, at that moment; a job that already ran at least once ends `infraFailed`
+/// instead). With `Options.expectingMoreHosts` (a provisioner may still add hosts) such jobs wait
+/// until `noMoreHosts()`; no job is declared unschedulable before that.
+///
+/// Stale reports (an attempt number that is not the running one, an unknown job or host) are
+/// ignored and return no actions, so a late report from a lost host never counts twice.
+///
+/// Probation: `hostUnreachable` (a connection to the host was lost) stops new attempts on that
+/// host at once — before the lost attempt's own report frees its slot — so no job spends a retry
+/// on a host known to be down. Attempts still running there go on. `hostRecovered` (a fresh
+/// health check passed) or `hostJoined` lifts it; `hostLost` ends it. A host on probation still
+/// counts as capable, so jobs wait for it rather than end `unschedulable`/`infraFailed`.
+///
+/// Builds (see `SchedulerJob.build`): the scheduler knows per host which build keys are cached
+/// (`buildCached`, and every passed attempt of a keyed job) and which are being built (a keyed job
+/// started on a host without its build, or `buildStarted`) until `buildFinished` or the attempt's
+/// end. A keyed job never starts on a host where another job is building its key (at most one
+/// build of a key per host in flight); among hosts with a free slot it takes the one where its
+/// build is cheapest (cached, then incremental from a cached base, then cold), then the usual
+/// order. It never waits for a busy host that holds its build (that could delay the run).
+public struct Scheduler: Sendable {
+    public struct Options: Equatable, Sendable {
+        /// Expected duration of a job with no history and no sibling with history in its suite.
+        public var defaultExpectedSeconds: Double
+        /// A provisioner may still add hosts: wait for `noMoreHosts()` before declaring a job unschedulable.
+        public var expectingMoreHosts: Bool
+        /// After an infrastructure failure with no other capable host left, rerun on a host it already failed on.
+        public var sameHostRetryWhenNoOther: Bool
+
+        public init(defaultExpectedSeconds: Double = 60, expectingMoreHosts: Bool = false, sameHostRetryWhenNoOther: Bool = true) {
+            self.defaultExpectedSeconds = defaultExpectedSeconds
+            self.expectingMoreHosts = expectingMoreHosts
+            self.sameHostRetryWhenNoOther = sameHostRetryWhenNoOther
+        }
+    }
+
+    /// What the runner must do, in the order returned.
+    public enum Action: Equatable, Sendable {
+        case start(jobID: String, attempt: Int, host: String, slot: Int)
+        case cancel(jobID: String, attempt: Int, host: String, slot: Int)
+        /// `attempts`: how many attempts were started (0 for unschedulable or never-run interrupted jobs).
+        case jobFinished(jobID: String, state: JobFinalState, attempts: Int, reason: String?)
+        case runFinished
+    }
+
+    /// How one attempt ended, as the runner judged it.
+    public enum AttemptOutcome: Equatable, Sendable {
+        case passed
+        case testsFailed
+        /// A deadline expired (build, test, output silence, …). Counts like a test failure; map
+        /// connect/push deadlines that mean "host unreachable" to `infraFailure` to rerun elsewhere.
+        case timedOut(phase: Phase)
+        /// Connection lost, host unreachable, push failed, toolchain missing, process killed by the host.
+        case infraFailure(String)
+    }
+
+    /// A job's state as seen from outside (for the runner's progress display and for tests).
+    public enum JobStatus: Equatable, Sendable {
+        case queued
+        case running(attempt: Int, host: String, slot: Int)
+        case cancelling(attempt: Int, host: String, slot: Int)
+        case finished(JobFinalState)
+    }
+
+    private enum RunState: Equatable, Sendable {
+        case notStarted, running, interrupted, finished
+    }
+
+    private enum JobState: Equatable, Sendable {
+        case queued
+        case running(attempt: Int, host: String, slot: Int)
+        case cancelling(attempt: Int, host: String, slot: Int)
+        case finished(JobFinalState)
+    }
+
+    private enum HostState: Equatable, Sendable {
+        /// The job id running in each slot, nil when free.
+        case active(slots: [String?])
+        case gone(reason: String)
+    }
+
+    private struct JobRecord: Sendable {
+        var job: SchedulerJob
+        var order: Int
+        var expected: Double
+        var state: JobState
+        var attempts = 0
+        var infraFailures = 0
+        var testFailures = 0
+        var excludedHosts: Set<String> = []
+        var lastInfraError: String?
+    }
+
+    private struct HostRecord: Sendable {
+        var host: SchedulerHost
+        var labels: Set<String>
+        var order: Int
+        var state: HostState
+        /// Why the host is on probation (no new attempts), nil when it is not.
+        var probation: String?
+        /// Build keys with a complete build on the host.
+        var cached: Set<String> = []
+        /// Build keys being built on the host → the job building it.
+        var building: [String: Int] = [:]
+    }
+
+    private var options: Options
+    private var run: RunState = .notStarted
+    private var jobs: [JobRecord] = []
+    private var jobIndex: [String: Int] = [:]
+    private var hosts: [HostRecord] = []
+    private var hostIndex: [String: Int] = [:]
+    /// Indices of queued jobs, longest expected first, then input order.
+    private var queue: [Int] = []
+    private var unfinished = 0
+    /// Hosts were lost (or no more are expected) since the last check: every queued job may be stranded.
+    private var recheckAll = true
+    /// Jobs requeued after an infrastructure failure since the last check.
+    private var recheck: [Int] = []
+
+    /// Jobs with a duplicate id are dropped (the first one counts); hosts with a duplicate name likewise.
+    public init(jobs: [SchedulerJob], hosts: [SchedulerHost], options: Options = Options()) {
+        self.options = options
+        for job in jobs where jobIndex[job.id] == nil {
+            jobIndex[job.id] = self.jobs.count
+            self.jobs.append(JobRecord(job: job, order: self.jobs.count, expected: 0, state: .queued))
+        }
+        unfinished = self.jobs.count
+        let expected = Scheduler.expectedDurations(for: self.jobs.map(\.job), default: options.defaultExpectedSeconds)
+        for i in self.jobs.indices { self.jobs[i].expected = expected[i] }
+        let all = Array(self.jobs.indices)
+        queue = all.sorted { ordered($0, $1) }
+        for host in hosts { addHost(host) }
+    }
+
+    // MARK: Observing
+
+    /// True once every job has its final state (`.runFinished` was returned).
+    public var isFinished: Bool { run == .finished }
+
+    /// True after `interrupt()`.
+    public var isInterrupted: Bool {
+        switch run {
+        case .interrupted: return true
+        case .notStarted, .running, .finished: return false
+        }
+    }
+
+    /// Queued job ids in the order they will be offered to hosts.
+    public var queuedJobIDs: [String] { queue.map { jobs[$0].job.id } }
+
+    public func status(ofJob id: String) -> JobStatus? {
+        guard let i = jobIndex[id] else { return nil }
+        switch jobs[i].state {
+        case .queued: return .queued
+        case let .running(attempt, host, slot): return .running(attempt: attempt, host: host, slot: slot)
+        case let .cancelling(attempt, host, slot): return .cancelling(attempt: attempt, host: host, slot: slot)
+        case let .finished(state): return .finished(state)
+        }
+    }
+
+    /// The duration used to order this job (its own, its suite's median, or the default).
+    /// The job's build, as given (nil: unknown job, or no build key).
+    public func build(ofJob id: String) -> SchedulerJob.Build? {
+        jobIndex[id].flatMap { jobs[$0].job.build }
+    }
+
+    public func expectedSeconds(ofJob id: String) -> Double? {
+        jobIndex[id].map { jobs[$0].expected }
+    }
+
+    /// Names of hosts that can take jobs now.
+    public var activeHosts: [String] {
+        hosts.compactMap { record in
+            switch record.state {
+            case .active: return record.probation == nil ? record.host.name : nil
+            case .gone: return nil
+            }
+        }
+    }
+
+    /// Names of live hosts on probation (no new attempts until `hostRecovered`).
+    public var hostsOnProbation: [String] {
+        hosts.compactMap { record in
+            switch record.state {
+            case .active: return record.probation == nil ? nil : record.host.name
+            case .gone: return nil
+            }
+        }
+    }
+
+    /// Whether `host` is live but on probation.
+    public func isOnProbation(_ host: String) -> Bool {
+        guard let h = hostIndex[host] else { return false }
+        guard case .active = hosts[h].state else { return false }
+        return hosts[h].probation != nil
+    }
+
+    /// True while jobs wait in the queue (the runner keeps probing set-aside hosts meanwhile).
+    public var hasQueuedJobs: Bool { !queue.isEmpty }
+
+    /// Where job `id`'s build would come from on `host` now; nil for a job without a build key or an unknown job/host.
+    public func buildSource(ofJob id: String, onHost host: String) -> BuildSource? {
+        guard let i = jobIndex[id], let h = hostIndex[host], let build = jobs[i].job.build else { return nil }
+        return Scheduler.source(build, cached: hosts[h].cached)
+    }
+
+    /// The job's expected seconds on `host`: its tests plus its build as that host would get it.
+    public func expectedSeconds(ofJob id: String, onHost host: String) -> Double? {
+        guard let i = jobIndex[id], hostIndex[host] != nil else { return nil }
+        return jobs[i].expected + buildSeconds(i, host: hostIndex[host] ?? 0)
+    }
+
+    /// Build keys cached on `host`, sorted.
+    public func cachedBuilds(onHost host: String) -> [String] {
+        hostIndex[host].map { hosts[$0].cached.sorted() } ?? []
+    }
+
+    /// Build keys being built on `host`, sorted.
+    public func buildsInFlight(onHost host: String) -> [String] {
+        hostIndex[host].map { hosts[$0].building.keys.sorted() } ?? []
+    }
+
+    // MARK: Events
+
+    /// Begins the run: reports unschedulable jobs and hands out the first jobs. Only the first call acts.
+    public mutating func start() -> [Action] {
+        switch run {
+        case .notStarted:
+            run = .running
+            return settle()
+        case .running, .interrupted, .finished:
+            return []
+        }
+    }
+
+    /// An attempt ended. Ignored unless it is the job's running (or cancelling) attempt.
+    public mutating func attemptFinished(jobID: String, attempt: Int, outcome: AttemptOutcome) -> [Action] {
+        guard let i = jobIndex[jobID] else { return [] }
+        switch jobs[i].state {
+        case let .running(running, host, slot) where running == attempt:
+            freeSlot(host: host, slot: slot)
+            endBuilds(of: i, host: host, passed: outcome == .passed)
+            var actions = conclude(i, host: host, outcome: outcome)
+            actions += settle()
+            return actions
+        case let .cancelling(running, host, slot) where running == attempt:
+            freeSlot(host: host, slot: slot)
+            endBuilds(of: i, host: host, passed: false)
+            var actions = finish(i, .interrupted, reason: "interrupted while running")
+            actions += settle()
+            return actions
+        case .running, .cancelling, .queued, .finished:
+            return []
+        }
+    }
+
+    /// A host passed its health check and may take jobs (late joiners, provisioned hosts).
+    /// A host that was lost may join again under the same name; jobs keep avoiding it after an infra failure there.
+    public mutating func hostJoined(_ host: SchedulerHost) -> [Action] {
+        if let h = hostIndex[host.name] {
+            switch hosts[h].state {
+            case .active:
+                // A host on probation that passed its admission again.
+                guard hosts[h].probation != nil else { return [] }
+                hosts[h].probation = nil
+            case .gone:
+                hosts[h].host = host
+                hosts[h].labels = Set(host.labels)
+                hosts[h].state = .active(slots: Array(repeating: nil, count: Scheduler.slotCount(host)))
+            }
+        } else {
+            addHost(host)
+        }
+        return settle()
+    }
+
+    /// A host is gone for this run (unhealthy, set aside, unreachable, died). Its free slots vanish;
+    /// each attempt running on it counts as an infrastructure failure and is rerun elsewhere.
+    public mutating func hostLost(_ name: String, reason: String) -> [Action] {
+        guard let h = hostIndex[name] else { return [] }
+        switch hosts[h].state {
+        case .gone:
+            return []
+        case let .active(slots):
+            hosts[h].state = .gone(reason: reason)
+            hosts[h].probation = nil
+            hosts[h].building = [:]
+            recheckAll = true
+            var actions: [Action] = []
+            for jobID in slots.compactMap({ $0 }) {
+                guard let i = jobIndex[jobID] else { continue }
+                switch jobs[i].state {
+                case .running:
+                    actions += conclude(i, host: name, outcome: .infraFailure("host \(name) lost: \(reason)"))
+                case .cancelling:
+                    actions += finish(i, .interrupted, reason: "interrupted; host \(name) lost: \(reason)")
+                case .queued, .finished:
+                    break
+                }
+            }
+            actions += settle()
+            return actions
+        }
+    }
+
+    /// A connection to the host was lost: no new attempt starts there until `hostRecovered` (a fresh
+    /// health check passed) or `hostJoined`; attempts running there go on and report as usual.
+    /// Jobs still count it as capable (they wait rather than end). Call it before reporting the lost attempt.
+    public mutating func hostUnreachable(_ name: String, reason: String) -> [Action] {
+        guard let h = hostIndex[name] else { return [] }
+        switch hosts[h].state {
+        case .gone:
+            return []
+        case .active:
+            hosts[h].probation = reason
+            return settle()
+        }
+    }
+
+    /// A host on probation passed a fresh health check: it takes jobs again.
+    public mutating func hostRecovered(_ name: String) -> [Action] {
+        guard let h = hostIndex[name], hosts[h].probation != nil else { return [] }
+        switch hosts[h].state {
+        case .gone:
+            return []
+        case .active:
+            hosts[h].probation = nil
+            return settle()
+        }
+    }
+
+    /// The host holds a complete build with this key (listed at admission, or a build finished).
+    public mutating func buildCached(host: String, key: String) -> [Action] {
+        guard let h = hostIndex[host] else { return [] }
+        hosts[h].cached.insert(key)
+        hosts[h].building[key] = nil
+        return settle()
+    }
+
+    /// Job `jobID`, running on `host`, started building `key` there (when the scheduler did not
+    /// expect it to, e.g. the cached build was evicted). Other jobs of that key wait for it.
+    public mutating func buildStarted(host: String, key: String, jobID: String) -> [Action] {
+        guard let h = hostIndex[host], let i = jobIndex[jobID] else { return [] }
+        guard case .running(_, host, _) = jobs[i].state else { return [] }
+        hosts[h].cached.remove(key)
+        hosts[h].building[key] = i
+        return []
+    }
+
+    /// A build of `key` on `host` ended: cached when it succeeded; either way, jobs of that key may go there again.
+    public mutating func buildFinished(host: String, key: String, succeeded: Bool) -> [Action] {
+        guard let h = hostIndex[host] else { return [] }
+        hosts[h].building[key] = nil
+        if succeeded { hosts[h].cached.insert(key) } else { hosts[h].cached.remove(key) }
+        return settle()
+    }
+
+    /// Same as `hostLost`: an unhealthy host is set aside for the rest of the run.
+    public mutating func hostSetAside(_ name: String, reason: String) -> [Action] {
+        hostLost(name, reason: reason)
+    }
+
+    /// The provisioner will add no more hosts: jobs no live host can take end now.
+    public mutating func noMoreHosts() -> [Action] {
+        guard options.expectingMoreHosts else { return [] }
+        options.expectingMoreHosts = false
+        recheckAll = true
+        return settle()
+    }
+
+    /// Stops handing out jobs: queued jobs end `interrupted`, running attempts are to be cancelled.
+    /// A second call does nothing.
+    public mutating func interrupt() -> [Action] {
+        switch run {
+        case .interrupted, .finished:
+            return []
+        case .notStarted, .running:
+            break
+        }
+        run = .interrupted
+        var actions: [Action] = []
+        let waiting = queue.sorted { jobs[$0].order < jobs[$1].order }
+        queue = []
+        for i in waiting {
+            actions += finish(i, .interrupted, reason: "interrupted before it ran", dequeue: false)
+        }
+        for i in jobs.indices {
+            switch jobs[i].state {
+            case let .running(attempt, host, slot):
+                jobs[i].state = .cancelling(attempt: attempt, host: host, slot: slot)
+                actions.append(.cancel(jobID: jobs[i].job.id, attempt: attempt, host: host, slot: slot))
+            case .queued, .cancelling, .finished:
+                break
+            }
+        }
+        actions += settle()
+        return actions
+    }
+
+    // MARK: Decisions
+
+    /// Applies an attempt's outcome to a job that was running on `host`: final state or requeue.
+    private mutating func conclude(_ i: Int, host: String, outcome: AttemptOutcome) -> [Action] {
+        let job = jobs[i].job
+        switch outcome {
+        case .passed:
+            let flaky = jobs[i].testFailures > 0
+            return finish(i, flaky ? .flaky : .passed,
+                          reason: flaky ? "passed on attempt \(jobs[i].attempts) after failing" : nil)
+        case .testsFailed:
+            jobs[i].testFailures += 1
+            if jobs[i].testFailures <= max(0, job.testRetries), !isInterrupted {
+                return requeue(i)
+            }
+            return finish(i, .failed, reason: jobs[i].attempts > 1 ? "tests failed (\(jobs[i].attempts) attempts)" : "tests failed")
+        case let .timedOut(phase):
+            jobs[i].testFailures += 1
+            if jobs[i].testFailures <= max(0, job.testRetries), !isInterrupted {
+                return requeue(i)
+            }
+            return finish(i, .timedOut, reason: "timed out in \(phase.rawValue)")
+        case let .infraFailure(message):
+            jobs[i].infraFailures += 1
+            jobs[i].excludedHosts.insert(host)
+            jobs[i].lastInfraError = message
+            if isInterrupted {
+                return finish(i, .interrupted, reason: "interrupted; last attempt: \(message)")
+            }
+            if jobs[i].infraFailures > max(0, job.infraRetries) {
+                return finish(i, .infraFailed, reason: "infrastructure failure after \(jobs[i].attempts) attempts: \(message)")
+            }
+            recheck.append(i)
+            return requeue(i)
+        }
+    }
+
+    private mutating func requeue(_ i: Int) -> [Action] {
+        jobs[i].state = .queued
+        let at = queue.firstIndex { ordered(i, $0) } ?? queue.count
+        queue.insert(i, at: at)
+        return []
+    }
+
+    /// Ends stranded jobs, hands out free slots, and reports the end of the run.
+    private mutating func settle() -> [Action] {
+        var actions: [Action] = []
+        switch run {
+        case .running:
+            actions += endStranded()
+            actions += dispatch()
+        case .notStarted, .interrupted, .finished:
+            break
+        }
+        if unfinished == 0 {
+            switch run {
+            case .running, .interrupted:
+                run = .finished
+                actions.append(.runFinished)
+            case .notStarted, .finished:
+                break
+            }
+        }
+        return actions
+    }
+
+    /// Queued jobs that no live host can ever take end now (unless more hosts are expected).
+    /// Only jobs whose chances changed are checked: all after a host loss, else the ones requeued after an infra failure.
+    private mutating func endStranded() -> [Action] {
+        guard !options.expectingMoreHosts else { return [] }
+        let candidates: [Int]
+        if recheckAll {
+            candidates = queue
+        } else {
+            candidates = recheck
+        }
+        recheckAll = false
+        recheck = []
+        guard !candidates.isEmpty else { return [] }
+        var actions: [Action] = []
+        for i in candidates {
+            switch jobs[i].state {
+            case .queued: break
+            case .running, .cancelling, .finished: continue
+            }
+            let capable = capableHosts(for: i)
+            if capable.isEmpty {
+                let record = jobs[i]
+                if record.attempts == 0 {
+                    actions += finish(i, .unschedulable, reason: unschedulableReason(record.job), dequeue: false)
+                } else {
+                    let last = record.lastInfraError.map { "; last failure: \($0)" } ?? ""
+                    actions += finish(i, .infraFailed, reason: "no host left that can take it after \(record.attempts) attempts\(last)", dequeue: false)
+                }
+            } else if !options.sameHostRetryWhenNoOther, capable.allSatisfy({ jobs[i].excludedHosts.contains(hosts[$0].host.name) }) {
+                let last = jobs[i].lastInfraError.map { ": \($0)" } ?? ""
+                actions += finish(i, .infraFailed, reason: "infrastructure failure after \(jobs[i].attempts) attempts, no other host to rerun on\(last)", dequeue: false)
+            }
+        }
+        queue.removeAll { i in
+            switch jobs[i].state {
+            case .finished: return true
+            case .queued, .running, .cancelling: return false
+            }
+        }
+        return actions
+    }
+
+    private func unschedulableReason(_ job: SchedulerJob) -> String {
+        let needs = Array(Set(job.requires)).sorted()
+        let what = needs.isEmpty ? "needs a host" : "needs " + needs.joined(separator: ", ")
+        let gone = hosts.compactMap { record -> String? in
+            switch record.state {
+            case .active: return nil
+            case let .gone(reason):
+                return record.host.slots > 0 && record.host.satisfies(job.requires) ? "\(record.host.name) (\(reason))" : nil
+            }
+        }
+        return gone.isEmpty ? what : what + "; the hosts that had it are gone: " + gone.joined(separator: ", ")
+    }
+
+    /// Offers free slots to queued jobs, longest first. When builds are known, two passes: first
+    /// the jobs whose build is cached (or incremental) on a host with a free slot, then the rest —
+    /// a free slot goes to a job that needs no cold build there before one that does, and no slot
+    /// stays free for it (so it never delays the run).
+    private mutating func dispatch() -> [Action] {
+        guard freeSlotCount() > 0, !queue.isEmpty else { return [] }
+        guard queue.contains(where: { jobs[$0].job.build != nil }) else { return dispatch(cheapOnly: false) }
+        return dispatch(cheapOnly: true) + dispatch(cheapOnly: false)
+    }
+
+    private mutating func dispatch(cheapOnly: Bool) -> [Action] {
+        var free = freeSlotCount()
+        guard free > 0, !queue.isEmpty else { return [] }
+        var actions: [Action] = []
+        var remaining: [Int] = []
+        remaining.reserveCapacity(queue.count)
+        for (k, i) in queue.enumerated() {
+            guard free > 0 else {
+                remaining.append(contentsOf: queue[k...])
+                break
+            }
+            guard let (h, slot) = placement(for: i) else {
+                remaining.append(i)
+                continue
+            }
+            if cheapOnly, let build = jobs[i].job.build, Scheduler.source(build, cached: hosts[h].cached) == .cold {
+                remaining.append(i)
+                continue
+            }
+            switch hosts[h].state {
+            case var .active(slots):
+                slots[slot] = jobs[i].job.id
+                hosts[h].state = .active(slots: slots)
+            case .gone:
+                remaining.append(i)
+                continue
+            }
+            jobs[i].attempts += 1
+            if let key = jobs[i].job.build?.key, !hosts[h].cached.contains(key) { hosts[h].building[key] = i }
+            let name = hosts[h].host.name
+            jobs[i].state = .running(attempt: jobs[i].attempts, host: name, slot: slot)
+            actions.append(.start(jobID: jobs[i].job.id, attempt: jobs[i].attempts, host: name, slot: slot))
+            free -= 1
+        }
+        queue = remaining
+        return actions
+    }
+
+    /// Where job `i` should start now, or nil to keep it queued.
+    private func placement(for i: Int) -> (host: Int, slot: Int)? {
+        let capable = capableHosts(for: i)
+        let fresh = capable.filter { !jobs[i].excludedHosts.contains(hosts[$0].host.name) }
+        let candidates: [Int]
+        if !fresh.isEmpty {
+            candidates = fresh
+        } else if options.sameHostRetryWhenNoOther, !options.expectingMoreHosts {
+            candidates = capable
+        } else {
+            return nil
+        }
+        let key = jobs[i].job.build?.key
+        var best: (host: Int, slot: Int, free: Int, build: Double)?
+        for h in candidates {
+            guard hosts[h].probation == nil, case let .active(slots) = hosts[h].state,
+                  let slot = slots.firstIndex(where: { $0 == nil }) else { continue }
+            // At most one build of a key per host in flight: the others wait for it or go elsewhere.
+            if let key, !hosts[h].cached.contains(key), hosts[h].building[key] != nil { continue }
+            let free = slots.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+            let build = buildSeconds(i, host: h)
+            if let current = best {
+                if build != current.build {
+                    if build < current.build { best = (h, slot, free, build) }
+                    continue
+                }
+                let a = (free, -hosts[h].labels.count, -hosts[h].order)
+                let b = (current.free, -hosts[current.host].labels.count, -hosts[current.host].order)
+                if a > b { best = (h, slot, free, build) }
+            } else {
+                best = (h, slot, free, build)
+            }
+        }
+        return best.map { ($0.host, $0.slot) }
+    }
+
+    /// Live hosts with at least one slot and every label job `i` requires.
+    private func capableHosts(for i: Int) -> [Int] {
+        let requires = jobs[i].job.requires
+        return hosts.indices.filter { h in
+            switch hosts[h].state {
+            case let .active(slots):
+                return !slots.isEmpty && requires.allSatisfy { hosts[h].labels.contains($0) }
+            case .gone:
+                return false
+            }
+        }
+    }
+
+    private func freeSlotCount() -> Int {
+        hosts.reduce(0) { sum, record in
+            switch record.state {
+            case let .active(slots): return record.probation != nil ? sum : sum + slots.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+            case .gone: return sum
+            }
+        }
+    }
+
+    private mutating func freeSlot(host: String, slot: Int) {
+        guard let h = hostIndex[host] else { return }
+        switch hosts[h].state {
+        case var .active(slots):
+            if slots.indices.contains(slot) {
+                slots[slot] = nil
+                hosts[h].state = .active(slots: slots)
+            }
+        case .gone:
+            break
+        }
+    }
+
+    /// Job `i`'s attempt on `host` ended: its build there is no longer in flight (cached when it passed).
+    private mutating func endBuilds(of i: Int, host: String, passed: Bool) {
+        guard let h = hostIndex[host] else { return }
+        for (key, j) in hosts[h].building where j == i { hosts[h].building[key] = nil }
+        if passed, let key = jobs[i].job.build?.key { hosts[h].cached.insert(key) }
+    }
+
+    /// Seconds job `i`'s build costs on host `h` now (0 for a job without a build key).
+    private func buildSeconds(_ i: Int, host h: Int) -> Double {
+        guard let build = jobs[i].job.build else { return 0 }
+        return build.seconds(Scheduler.source(build, cached: hosts[h].cached))
+    }
+
+    package static func source(_ build: SchedulerJob.Build, cached: Set<String>) -> BuildSource {
+        if cached.contains(build.key) { return .cached }
+        if let base = build.bases.first(where: { cached.contains($0) }) { return .incremental(from: base) }
+        return .cold
+    }
+
+    private mutating func finish(_ i: Int, _ state: JobFinalState, reason: String?, dequeue: Bool = true) -> [Action] {
+        let wasQueued: Bool
+        switch jobs[i].state {
+        case .finished:
+            return []
+        case .queued:
+            wasQueued = true
+        case .running, .cancelling:
+            wasQueued = false
+        }
+        jobs[i].state = .finished(state)
+        unfinished -= 1
+        if dequeue, wasQueued { queue.removeAll { $0 == i } }
+        return [.jobFinished(jobID: jobs[i].job.id, state: state, attempts: jobs[i].attempts, reason: reason)]
+    }
+
+    private mutating func addHost(_ host: SchedulerHost) {
+        guard hostIndex[host.name] == nil else { return }
+        hostIndex[host.name] = hosts.count
+        hosts.append(HostRecord(host: host, labels: Set(host.labels), order: hosts.count,
+                                state: .active(slots: Array(repeating: nil, count: Scheduler.slotCount(host)))))
+    }
+
+    /// Slots beyond this per host are ignored (a fleet file cannot make the scheduler allocate without bound).
+    public static let maxSlotsPerHost = 256
+
+    private static func slotCount(_ host: SchedulerHost) -> Int {
+        min(max(0, host.slots), maxSlotsPerHost)
+    }
+
+    /// Longest expected first, then input order.
+    private func ordered(_ a: Int, _ b: Int) -> Bool {
+        let x = jobs[a], y = jobs[b]
+        if x.expected != y.expected { return x.expected > y.expected }
+        return x.order < y.order
+    }
+
+    /// Each job's expected duration: its own; else the median of its suite's known ones; else the
+    /// median of all known ones; else `fallback`. Non-finite or negative values count as unknown.
+    package static func expectedDurations(for jobs: [SchedulerJob], default fallback: Double) -> [Double] {
+        func known(_ job: SchedulerJob) -> Double? {
+            guard let s = job.expectedSeconds, s.isFinite, s >= 0 else { return nil }
+            return s
+        }
+        var bySuite: [String: [Double]] = [:]
+        for job in jobs { if let s = known(job) { bySuite[job.suite, default: []].append(s) } }
+        let overall = Statistics.median(jobs.compactMap(known))
+        let safeDefault = fallback.isFinite && fallback >= 0 ? fallback : 60
+        return jobs.map { job in
+            known(job) ?? Statistics.median(bySuite[job.suite] ?? []) ?? overall ?? safeDefault
+        }
+    }
+
+}

@@ -1,0 +1,187 @@
+import Foundation
+import XCFleetModel
+
+/// The one command that reads and changes slot leases on a host (macOS or Linux: POSIX + perl 5).
+///
+/// Layout under `<workRoot>/.xcfleet-leases/`:
+/// - `lock`: a file every lease command holds an exclusive `flock` on while it runs (milliseconds);
+///   the kernel drops it when the command dies, so it can never go stale.
+/// - `slot-N/`: the lease of slot N, made with an atomic `mkdir`; `slot-N/holder` holds
+///   `key=value` lines: `run`, `lease` (a unique id per holder and host), `host`, `pid`
+///   (the orchestrator's), `acquired` and `heartbeat` (epoch seconds of the host's own clock,
+///   so clocks of different orchestrators never matter). The holder file is replaced atomically.
+/// - A lease is stale when its heartbeat is older than the TTL, when it has no readable holder
+///   and is older than the TTL, or when the caller names its lease id as dead (the orchestrator
+///   found the holder's pid gone on its own machine). A stale lease is renamed to
+///   `slot-N.gone.*` and removed, then the slot is taken with `mkdir` like a free one.
+///
+/// Arguments are positional (never spliced into the script): `MODE ROOT …`
+/// - `acquire ROOT WANT RUN LEASE HOST PID TTL DEADLEASES` (comma-separated lease ids)
+/// - `heartbeat ROOT RUN LEASE SLOTS` / `release ROOT RUN LEASE SLOTS` (comma-separated numbers)
+/// - `finish ROOT LEASE TOKEN` / `reap ROOT LEASE KEEP`: process records (`ProcessRecordScript`);
+///   `acquire` also reaps the records of every lease no live slot lease holds.
+///
+/// Output: one tab-separated line per slot: `acquired N`, `held N` (already ours),
+/// `busy N RUN LEASE HOST PID AGE`, `reclaimed N RUN LEASE HOST PID WHY`, `ok N`, `lost N`,
+/// `released N`, `notours N`, `error N WHY`, `reaped TOKEN PGID STATUS`; a failure of the whole command is `fatal WHY`, exit 3.
+package enum HostLeaseScript {
+    package static let directoryName = ".xcfleet-leases"
+
+    package static func acquire(root: String, want: Int, runID: String, lease: String, holder: LeaseHolder, ttl: Int,
+                        deadLeases: [String]) -> ShellCommand {
+        command(["acquire", root, String(want), runID, lease, holder.hostname, String(holder.pid), String(ttl),
+                 deadLeases.joined(separator: ",")])
+    }
+
+    package static func heartbeat(root: String, runID: String, lease: String, slots: [Int]) -> ShellCommand {
+        command(["heartbeat", root, runID, lease, slots.map(String.init).joined(separator: ",")])
+    }
+
+    package static func release(root: String, runID: String, lease: String, slots: [Int]) -> ShellCommand {
+        command(["release", root, runID, lease, slots.map(String.init).joined(separator: ",")])
+    }
+
+    /// `sh -c 'exec perl -e "$0" -- "$@"' SCRIPT ARGS…`: the script and every value travel as arguments.
+    package static func command(_ arguments: [String]) -> ShellCommand {
+        ShellCommand(["sh", "-c", "exec perl -e \"$0\" -- \"$@\"", script] + arguments)
+    }
+
+    /// `perl` with the process-record subs (`ProcessRecordScript.perlSubs`) in place.
+    package static let script = perl.replacingOccurrences(of: "#XCFLEET-PROCESS-RECORD-SUBS#\n", with: ProcessRecordScript.perlSubs)
+
+    /// Keeps a value usable in a `key=value` line and a tab-separated reply.
+    package static func clean(_ value: String) -> String {
+        let kept = value.unicodeScalars.map { s -> Character in
+            let c = Character(s)
+            return (s.isASCII && (c.isLetter || c.isNumber)) || "._:@+-".unicodeScalars.contains(s) ? c : "_"
+        }
+        return String(String(kept).prefix(200))
+    }
+
+    package static let perl = #"""
+use strict; use warnings;
+use Fcntl qw(:flock);
+use File::Path qw(make_path remove_tree);
+$| = 1;
+my $mode = shift @ARGV // '';
+my $root = shift @ARGV // '';
+sub fatal { print "fatal\t$_[0]\n"; exit 3; }
+fatal("no lease directory given") if $root eq '';
+if (!-d $root) { eval { make_path($root) }; }
+-d $root or fatal("cannot create $root: $!");
+open(my $lk, '>>', "$root/lock") or fatal("cannot open $root/lock: $!");
+my $waited = 0;
+until (flock($lk, LOCK_EX | LOCK_NB)) {
+  fatal("$root/lock stayed locked for 30 s") if $waited++ > 600;
+  select(undef, undef, undef, 0.05);
+}
+my $now = time;
+sub holder {
+  my ($dir) = @_; my %h;
+  open(my $f, '<', "$dir/holder") or return undef;
+  while (my $l = <$f>) { chomp $l; my ($k, $v) = split /=/, $l, 2; $h{$k} = $v if defined $v; }
+  close $f;
+  return ($h{heartbeat} // '') =~ /^\d{1,12}$/ ? \%h : undef;
+}
+sub put_holder {
+  my ($dir, $h) = @_;
+  open(my $f, '>', "$dir/holder.tmp") or return 0;
+  print $f map { "$_=" . ($h->{$_} // '') . "\n" } qw(run lease host pid acquired heartbeat);
+  close($f) or return 0;
+  return rename("$dir/holder.tmp", "$dir/holder");
+}
+sub discard {
+  my ($dir) = @_;
+  my $gone = "$dir.gone.$$.$now." . int(rand(1e9));
+  rename($dir, $gone) or return 0;
+  remove_tree($gone);
+  return 1;
+}
+sub fields { my ($h) = @_; return map { $h->{$_} // '' } qw(run lease host pid); }
+#XCFLEET-PROCESS-RECORD-SUBS#
+my @slots;
+if ($mode eq 'acquire') {
+  my ($want, $run, $lease, $host, $pid, $ttl, $dead) = @ARGV;
+  fatal("bad acquire arguments") unless defined $dead && $want =~ /^\d{1,4}$/ && $ttl =~ /^\d{1,9}$/ && $lease ne '';
+  my %dead = map { $_ => 1 } grep { $_ ne '' } split /,/, $dead;
+  if (opendir(my $dh, $root)) { for my $e (readdir $dh) { remove_tree("$root/$e") if $e =~ /^slot-\d+\.gone\./; } closedir $dh; }
+  for my $n (0 .. $want - 1) {
+    my $dir = "$root/slot-$n";
+    if (-d $dir) {
+      my $h = holder($dir);
+      my $why = '';
+      if (!$h) {
+        my $age = $now - ((stat $dir)[9] // $now);
+        if ($age > $ttl) { $why = "no holder file for $age s"; }
+        else { print join("\t", 'busy', $n, '', '', '', '', 0), "\n"; next; }
+      } elsif (($h->{lease} // '') eq $lease) {
+        print "held\t$n\n"; next;
+      } elsif ($dead{$h->{lease} // ''}) {
+        $why = 'holder process is gone';
+      } elsif ($now - $h->{heartbeat} > $ttl) {
+        $why = 'heartbeat ' . ($now - $h->{heartbeat}) . ' s old';
+      } else {
+        print join("\t", 'busy', $n, fields($h), $now - $h->{heartbeat}), "\n"; next;
+      }
+      if (!discard($dir)) { print "error\t$n\tcannot reclaim $dir: $!\n"; next; }
+      print join("\t", 'reclaimed', $n, ($h ? fields($h) : ('', '', '', '')), $why), "\n";
+    }
+    if (mkdir $dir) {
+      if (put_holder($dir, { run => $run, lease => $lease, host => $host, pid => $pid, acquired => $now, heartbeat => $now })) {
+        print "acquired\t$n\n";
+      } else {
+        my $err = "$!"; remove_tree($dir); print "error\t$n\tcannot write $dir/holder: $err\n";
+      }
+    } else {
+      print "error\t$n\tcannot create $dir: $!\n";
+    }
+  }
+  # Process records of leases no live slot lease holds any more (dead runs): kill and remove.
+  my %live = ($lease => 1);
+  if (opendir(my $dh, $root)) {
+    for my $e (readdir $dh) {
+      next unless $e =~ /^slot-\d+$/;
+      my $h = holder("$root/$e") or next;
+      my $l = $h->{lease} // '';
+      $live{$l} = 1 if !$dead{$l} && $now - $h->{heartbeat} <= $ttl;
+    }
+    closedir $dh;
+  }
+  if (opendir(my $ph, "$root/procs")) {
+    my @leases = grep { !/^\./ } readdir $ph;
+    closedir $ph;
+    for my $l (sort @leases) { reap_lease_dir("$root/procs/$l", {}, 1) unless $live{$l}; }
+  }
+} elsif ($mode eq 'finish' || $mode eq 'reap') {
+  my ($lease, $arg) = @ARGV;
+  fatal("bad $mode arguments") unless defined $arg && $lease =~ /^[A-Za-z0-9._:@+-]+$/ && $lease !~ /^\./;
+  my $dir = "$root/procs/$lease";
+  if ($mode eq 'finish') {
+    fatal("bad record name") unless $arg =~ /^[A-Za-z0-9._:@+-]+$/ && $arg !~ /^\./;
+    if (-e "$dir/$arg") { my ($g, $st) = reap_record("$dir/$arg"); print join("\t", 'reaped', $arg, $g, $st), "\n"; }
+  } else {
+    my %keep = map { $_ => 1 } grep { $_ ne '' } split /,/, $arg;
+    reap_lease_dir($dir, \%keep, 0);
+  }
+} elsif ($mode eq 'heartbeat' || $mode eq 'release') {
+  my ($run, $lease, $list) = @ARGV;
+  fatal("bad $mode arguments") unless defined $list && $lease ne '';
+  for my $n (grep { /^\d{1,4}$/ } split /,/, $list) {
+    my $dir = "$root/slot-$n";
+    my $h = holder($dir);
+    my $ours = $h && ($h->{lease} // '') eq $lease && ($h->{run} // '') eq $run;
+    if ($mode eq 'heartbeat') {
+      if ($ours) { $h->{heartbeat} = $now; print(put_holder($dir, $h) ? "ok\t$n\n" : "error\t$n\tcannot write $dir/holder: $!\n"); }
+      else { print "lost\t$n\n"; }
+    } else {
+      if (!$ours) { print "notours\t$n\n"; }
+      elsif (discard($dir)) { print "released\t$n\n"; }
+      else { print "error\t$n\tcannot remove $dir: $!\n"; }
+    }
+  }
+} else {
+  fatal("unknown mode '$mode'");
+}
+exit 0;
+"""#
+}

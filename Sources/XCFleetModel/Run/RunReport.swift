@@ -1,0 +1,260 @@
+import Foundation
+
+/// Every job ends in exactly one of these.
+public enum JobFinalState: String, Codable, Sendable, CaseIterable {
+    case passed, failed, flaky, timedOut = "timed-out", infraFailed = "infra-failed", unschedulable, interrupted
+}
+
+/// A failure message with its source location, where printed.
+public struct FailureDetail: Equatable, Codable, Sendable {
+    public var file: String?
+    public var line: Int?
+    public var message: String
+    /// Where it points in the repository, with the host's original path (set by `LocationMapper`).
+    public var location: SourceLocation?
+
+    public init(file: String? = nil, line: Int? = nil, message: String, location: SourceLocation? = nil) {
+        self.file = file
+        self.line = line
+        self.message = message
+        self.location = location
+    }
+}
+
+/// One test's result within one attempt.
+public struct TestResult: Equatable, Codable, Sendable {
+    public var id: TestIdentifier
+    public var status: TestStatus
+    public var seconds: Double?
+    public var failures: [FailureDetail]
+    public var skipReason: String?
+    public var clone: String?
+    /// Contract ids carried by the name (`C4`, `K2`).
+    public var contractIDs: [String]
+    /// Failed in an earlier attempt of the same job and passed in this one.
+    public var flaky: Bool
+    /// The test is in the run's quarantine (its failures do not make the gate red); nil otherwise.
+    public var quarantined: Bool? = nil
+
+    public init(id: TestIdentifier, status: TestStatus, seconds: Double? = nil, failures: [FailureDetail] = [], skipReason: String? = nil, clone: String? = nil, flaky: Bool = false) {
+        self.id = id
+        self.status = status
+        self.seconds = seconds
+        self.failures = failures
+        self.skipReason = skipReason
+        self.clone = clone
+        self.contractIDs = id.contractIDs
+        self.flaky = flaky
+    }
+}
+
+/// Start and end of one phase, in seconds since the run started.
+public struct PhaseSpan: Equatable, Codable, Sendable {
+    public var phase: Phase
+    public var start: Double
+    public var end: Double?
+
+    package init(phase: Phase, start: Double, end: Double? = nil) {
+        self.phase = phase
+        self.start = start
+        self.end = end
+    }
+}
+
+/// One attempt of a job on one host slot.
+public struct AttemptReport: Equatable, Codable, Sendable {
+    public var number: Int
+    public var host: String
+    public var slot: Int
+    public var start: Double
+    public var end: Double?
+    public var phases: [PhaseSpan]
+    public var termination: CommandTermination?
+    public var infraError: String?
+    public var timedOutPhase: Phase?
+    public var tests: [TestResult]
+    /// Failures that no test could be named for.
+    public var unattributedFailures: [FailureDetail]
+    public var crashes: [String]
+    public var buildErrors: [FailureDetail]
+    public var metrics: [Metric]
+    /// Why this attempt is not green (empty when it is). Computed by `Verdict`.
+    public var problems: [String]
+    /// The attempt did not finish normally (host lost, interrupted, never ended); its events are
+    /// kept and labelled, never merged into a retry's results.
+    public var lost: Bool
+    /// Where its build came from (absent in runs recorded before build caching, and when the
+    /// build phase did not finish).
+    public var build: BuildRecord? = nil
+    /// What the runner itself said (totals, xcodebuild's statements, unreadable lines, …), for the
+    /// cross-check in `Verdict`; nil when it said nothing of the kind.
+    public var evidence: RunnerEvidence? = nil
+
+    package init(number: Int, host: String, slot: Int, start: Double, end: Double? = nil, phases: [PhaseSpan], termination: CommandTermination? = nil, infraError: String? = nil, timedOutPhase: Phase? = nil, tests: [TestResult], unattributedFailures: [FailureDetail], crashes: [String], buildErrors: [FailureDetail], metrics: [Metric], problems: [String], lost: Bool, build: BuildRecord? = nil, evidence: RunnerEvidence? = nil) {
+        self.number = number
+        self.host = host
+        self.slot = slot
+        self.start = start
+        self.end = end
+        self.phases = phases
+        self.termination = termination
+        self.infraError = infraError
+        self.timedOutPhase = timedOutPhase
+        self.tests = tests
+        self.unattributedFailures = unattributedFailures
+        self.crashes = crashes
+        self.buildErrors = buildErrors
+        self.metrics = metrics
+        self.problems = problems
+        self.lost = lost
+        self.build = build
+        self.evidence = evidence
+    }
+}
+
+/// One job with all its attempts.
+public struct JobReport: Equatable, Codable, Sendable {
+    public var planned: JobPlanned
+    public var attempts: [AttemptReport]
+    public var finalState: JobFinalState
+    /// Why it ended that way (one line each).
+    public var reasons: [String]
+    /// The attempt whose results count (the last one), if any ran.
+    public var decisive: AttemptReport? { attempts.last }
+
+    package init(planned: JobPlanned, attempts: [AttemptReport], finalState: JobFinalState, reasons: [String]) {
+        self.planned = planned
+        self.attempts = attempts
+        self.finalState = finalState
+        self.reasons = reasons
+    }
+}
+
+public enum SuiteStatus: String, Codable, Sendable {
+    /// Gate proven green.
+    case green
+    /// Gate red: the reasons say why.
+    case red
+    /// Probe ran (its figures are diagnostics).
+    case measured
+    /// Probe could not produce figures (infra); still no effect on the exit code.
+    case incomplete
+    case unschedulable
+    case interrupted
+}
+
+public struct SuiteReport: Equatable, Codable, Sendable {
+    public var spec: SuiteSpec
+    public var status: SuiteStatus
+    public var reasons: [String]
+    public var jobs: [JobReport]
+
+    package init(spec: SuiteSpec, status: SuiteStatus, reasons: [String], jobs: [JobReport]) {
+        self.spec = spec
+        self.status = status
+        self.reasons = reasons
+        self.jobs = jobs
+    }
+}
+
+/// Counts that must add up: every job in exactly one final state.
+public struct Totals: Equatable, Codable, Sendable {
+    public var jobs: Int
+    public var jobsByState: [String: Int]
+    public var testsPassed: Int
+    public var testsFailed: Int
+    public var testsSkipped: Int
+    public var flakyTests: Int
+    public var attempts: Int
+    /// Of `testsFailed`, the quarantined tests' failures (they do not make a gate red); nil when none.
+    public var quarantinedFailed: Int? = nil
+
+    /// Failures that count against the gates (`testsFailed` without the quarantined ones).
+    public var countedFailed: Int { testsFailed - (quarantinedFailed ?? 0) }
+
+    package init(jobs: Int, jobsByState: [String: Int], testsPassed: Int, testsFailed: Int, testsSkipped: Int, flakyTests: Int, attempts: Int, quarantinedFailed: Int? = nil) {
+        self.jobs = jobs
+        self.jobsByState = jobsByState
+        self.testsPassed = testsPassed
+        self.testsFailed = testsFailed
+        self.testsSkipped = testsSkipped
+        self.flakyTests = flakyTests
+        self.attempts = attempts
+        self.quarantinedFailed = quarantinedFailed
+    }
+}
+
+/// The collated run: rebuilt from `events.jsonl` alone by `Collator`.
+public struct RunReport: Equatable, Codable, Sendable {
+    public var runID: String
+    public var planName: String
+    public var planPath: String
+    public var startedAt: String
+    public var xcfleetVersion: String
+    /// Seconds from start to the last event.
+    public var duration: Double
+    public var interrupted: Bool
+    public var hosts: [String]
+    public var hostsSetAside: [String: String]
+    public var suites: [SuiteReport]
+    public var totals: Totals
+    public var exitCode: Int32
+    /// One line: "all gates green", or why not.
+    public var verdictLine: String
+    public var notes: [String]
+    /// Where report.html links repository locations to (from the run's start event).
+    public var forge: ForgeLink? = nil
+    /// When hosts left (set aside, on probation) and rejoined, in order; nil when none did.
+    public var hostChanges: [HostChange]? = nil
+    /// Cost, trends and known-flaky tests from the run's `historyContext` event; nil in runs without one.
+    public var history: HistoryContext? = nil
+    /// Hosts' provisioning, admission and class, in order of first appearance; nil in runs recorded before them.
+    public var hostTimelines: [HostTimeline]? = nil
+    /// The quarantine's tests and what they did; nil when the run had no quarantine.
+    public var quarantine: QuarantineReport? = nil
+
+    public var gates: [SuiteReport] { suites.filter { $0.spec.kind == .gate } }
+    public var probes: [SuiteReport] { suites.filter { $0.spec.kind == .probe } }
+
+    package init(runID: String, planName: String, planPath: String, startedAt: String, xcfleetVersion: String, duration: Double, interrupted: Bool, hosts: [String], hostsSetAside: [String: String], suites: [SuiteReport], totals: Totals, exitCode: Int32, verdictLine: String, notes: [String], forge: ForgeLink? = nil, hostChanges: [HostChange]? = nil, history: HistoryContext? = nil, hostTimelines: [HostTimeline]? = nil, quarantine: QuarantineReport? = nil) {
+        self.runID = runID
+        self.planName = planName
+        self.planPath = planPath
+        self.startedAt = startedAt
+        self.xcfleetVersion = xcfleetVersion
+        self.duration = duration
+        self.interrupted = interrupted
+        self.hosts = hosts
+        self.hostsSetAside = hostsSetAside
+        self.suites = suites
+        self.totals = totals
+        self.exitCode = exitCode
+        self.verdictLine = verdictLine
+        self.notes = notes
+        self.forge = forge
+        self.hostChanges = hostChanges
+        self.history = history
+        self.hostTimelines = hostTimelines
+        self.quarantine = quarantine
+    }
+}
+
+/// A host leaving or rejoining the run (from `hostSetAside`, `hostProbation`, `hostRejoined` events).
+public struct HostChange: Equatable, Codable, Sendable {
+    public enum Change: String, Codable, Sendable {
+        case setAside = "set-aside", probation, rejoined
+    }
+
+    /// Seconds since the run started.
+    public var t: Double
+    public var host: String
+    public var change: Change
+    public var reason: String?
+
+    public init(t: Double, host: String, change: Change, reason: String?) {
+        self.t = t
+        self.host = host
+        self.change = change
+        self.reason = reason
+    }
+}
