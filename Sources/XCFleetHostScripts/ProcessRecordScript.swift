@@ -3,7 +3,7 @@ import XCFleetModel
 
 /// Process records: every attempt's remote process group, written on the host next to the slot
 /// leases, so a group whose connection was lost can be killed later — by this run when the host
-/// is reachable again, or by the next run's admission (issue 14).
+/// is reachable again, or by the next run's admission.
 ///
 /// Layout: `<workRoot>/.xcfleet-leases/procs/<lease>/<token>` (lease: the holder's lease id on
 /// that host, as in `HostLeaseScript`; token: the attempt, `<job>-a<n>`), a `key=value` file:

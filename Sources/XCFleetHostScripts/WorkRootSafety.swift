@@ -1,6 +1,6 @@
 import Foundation
 
-/// Work roots must be private to the login user (issue 10): another local user who can write
+/// Work roots must be private to the login user: another local user who can write
 /// into a work root could plant a push-cache entry or a build (their `Package.swift` would run as
 /// ours and the run could be reported green). Every host-side script that reuses a directory under
 /// the work root first checks it with `xcf_private` (POSIX sh, Linux and macOS).

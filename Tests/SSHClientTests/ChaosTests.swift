@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import XCFleetKit
 
-/// A seeded, bounded chaos test (issue 14 item 5) on network-namespace hosts with the real
+/// A seeded, bounded chaos test on network-namespace hosts with the real
 /// `xcfleet` binary and the fake toolchain (see FaultInjectionTests). Each run gets a handful of
 /// random faults — hosts killed (and revived), cables pulled (plugged back, or not until the run
 /// ends), test processes frozen with SIGSTOP (resumed, or not), SIGTERM to xcfleet — and then

@@ -232,7 +232,7 @@ final class FaultInjectionTests: XCTestCase {
         let report = try run.report()
         XCTAssertEqual(report.exitCode, 3)
         // Both hosts ran jobs before they died: the line names the infra-failed suites and the lost
-        // hosts, never "no host could be used" (issue 14 item 4).
+        // hosts, never "no host could be used".
         XCTAssertTrue(report.verdictLine.hasPrefix("infrastructure: a (a@h"), report.verdictLine)
         XCTAssertFalse(report.verdictLine.contains("no host could be used"), report.verdictLine)
         XCTAssertTrue(report.verdictLine.hasSuffix("hosts lost during the run: h1, h2"), "names every host lost: \(report.verdictLine)")

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import XCFleetKit
 
-/// The fleet heals itself (issue 14), on network-namespace hosts with the real `xcfleet` binary
+/// The fleet heals itself, on network-namespace hosts with the real `xcfleet` binary
 /// and the fake toolchain (`scripts/fake-swift.sh`, see FaultInjectionTests): orphaned process
 /// groups are killed when their host is reachable again (same run) or at the next run's
 /// admission; a host whose connection was lost is on probation (no retry is spent on it) and

@@ -3,7 +3,7 @@ import XCTest
 @testable import XCFleetKit
 
 /// The build cache and private work roots on a real sshd host, through the real `xcfleet` binary
-/// and the real toolchain (docs/builds.md; issue 10 item 2 with a real second local user).
+/// and the real toolchain (docs/builds.md with a real second local user).
 final class SSHBuildCacheTests: XCTestCase {
     private var hosts: [TestHosts.Host] = []
     private var dir: URL!

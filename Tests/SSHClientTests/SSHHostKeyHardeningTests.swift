@@ -2,7 +2,7 @@ import Foundation
 import SSHClient
 import XCTest
 
-/// Issue 10 item 4 against real sshd hosts: accept-new with a non-empty known_hosts, and host
+/// Accept-new with a non-empty known_hosts, and host
 /// names matched case-insensitively in hashed entries (OpenSSH lower-cases before hashing).
 final class SSHHostKeyHardeningTests: XCTestCase {
     var hosts: [TestHosts.Host] = []
@@ -94,7 +94,7 @@ final class SSHHostKeyHardeningTests: XCTestCase {
 }
 
 extension SSHHostKeyHardeningTests {
-    /// Issue 10 item 9 for SSH inputs: an identity file or known_hosts that is a link to a FIFO
+    /// An identity file or known_hosts that is a link to a FIFO
     /// fails at once with a message instead of hanging the connection.
     func testIdentityFileAndKnownHostsBehindAFIFOLinkFailFast() async throws {
         let h = hosts[0]

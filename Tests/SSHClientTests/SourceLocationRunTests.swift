@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import XCFleetKit
 
-/// Issue 13 end to end: a copy of the repository with a broken core file (the key ignores the
+/// End to end: a copy of the repository with a broken core file (the key ignores the
 /// account; a session call traps) and a broken test file, run by the real `xcfleet` binary locally
 /// and over loopback SSH with another (symlinked) work root. Every location in every output —
 /// annotations, terminal, summary.md, report.html, report.json, junit.xml — must be a path of the

@@ -177,6 +177,28 @@ final class CollatorTests: XCTestCase {
         XCTAssertEqual(report.totals.testsPassed, 2, "mutant runs do not count as the suite's test results")
     }
 
+    /// The fault text travels in `jobPlanned`, so `report` rebuilds the reason from `events.jsonl`
+    /// alone, with no templates to read (an installed binary, another machine).
+    func testSurvivingMutantReasonComesFromTheEventLogAlone() throws {
+        start([SuiteSpec(name: "g", template: "cache-contract", mutants: true)])
+        add(.jobPlanned(JobPlanned(jobID: "g", suite: "g", kind: .gate, expectedTests: expected)))
+        add(.jobPlanned(JobPlanned(jobID: "g#mutant-m2", suite: "g", kind: .gate, mutant: "m2", mutantFault: "clear that does nothing",
+                                   expectedTests: expected)))
+        attempt("g", 1, tests: [("testC1_a", .passed), ("testC4_b", .passed)])
+        attempt("g#mutant-m2", 1, tests: [("testC1_a", .passed), ("testC4_b", .passed)])
+        add(.runFinished(interrupted: false))
+        let reason = ["the suite does not catch: clear that does nothing (mutant m2 survived)"]
+        XCTAssertEqual(Collator().collate(events).suites[0].reasons, reason)
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-mutant-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lines = try events.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        try (lines.joined(separator: "\n") + "\n").write(to: dir.appendingPathComponent("events.jsonl"), atomically: true, encoding: .utf8)
+        let noTemplates = TemplateRoot(url: dir)   // holds no Templates/: nothing to look the fault up in
+        XCTAssertEqual(try ReportWriter.rebuild(runDirectory: dir, root: noTemplates).suites[0].reasons, reason)
+    }
+
     func testRunWithoutFinalEventIsInterruptedAndTotalsAddUp() {
         start([SuiteSpec(name: "g", template: "cache-contract")])
         add(.jobPlanned(JobPlanned(jobID: "g1", suite: "g", kind: .gate, expectedTests: expected)))

@@ -177,7 +177,7 @@ final class OutputParserTests: XCTestCase {
             "build-error -:- linker command failed with exit code 1 (use -v to see invocation)",
             "build-error -:- Unable to find a destination matching the provided destination specifier:",
             "build-error /Users/ci/My Project/App/View.swift:3 no such module 'Missing'",
-            // Issue 11 class 9: xcodebuild's own failure statement is recorded too.
+            // Xcodebuild's own failure statement is recorded too.
             "runner failed ** BUILD FAILED **",
         ])
     }
@@ -227,7 +227,7 @@ final class OutputParserTests: XCTestCase {
         ** BUILD SUCCEEDED **
 
         """
-        // Issue 11 class 11: the two lines that start like a test result but cannot be read are
+        // The two lines that start like a test result but cannot be read are
         // reported with their line numbers instead of being dropped; everything else stays silent.
         XCTAssertEqual(OutputParser.parse(text).map(compact), [
             "unreadable 1 Test Case 'A.b' exploded (1 seconds)",

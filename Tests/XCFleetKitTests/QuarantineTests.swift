@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import XCFleetKit
 
-/// The quarantine file (issue 12, item 4): its loader, its effect on the verdict (only the
+/// The quarantine file: its loader, its effect on the verdict (only the
 /// quarantined tests' own failed executions are forgiven) and how every report shows it.
 /// Logs go through the real `OutputParser` and `Collator`; JUnit is checked by the real `xmllint`.
 final class QuarantineTests: XCTestCase {

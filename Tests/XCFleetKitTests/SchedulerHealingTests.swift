@@ -1,7 +1,7 @@
 import XCTest
 @testable import XCFleetKit
 
-/// Probation (issue 14 item 2) and build-aware placement (issue 9 item 5) in the pure scheduler.
+/// Probation and build-aware placement in the pure scheduler.
 final class SchedulerHealingTests: XCTestCase {
     typealias Action = Scheduler.Action
 

@@ -1,7 +1,7 @@
 import XCTest
 @testable import XCFleetKit
 
-/// The verdict line names the cause of the exit code first (issue 14 item 4).
+/// The verdict line names the cause of the exit code first.
 final class VerdictLineTests: XCTestCase {
     private func attempt(host: String, infra: String? = nil, timedOut: Phase? = nil, passed: Bool = false) -> AttemptReport {
         AttemptReport(number: 1, host: host, slot: 0, start: 0, end: 1, phases: [],
@@ -69,7 +69,7 @@ final class VerdictLineTests: XCTestCase {
     }
 }
 
-/// Hosts that left and rejoined are in summary.md (issue 14 item 3).
+/// Hosts that left and rejoined are in summary.md.
 final class HostChangesSummaryTests: XCTestCase {
     func testSummaryShowsWhenHostsLeftAndRejoined() {
         var report = SampleReports.green

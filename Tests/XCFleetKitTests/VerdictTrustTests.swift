@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import XCFleetKit
 
-/// Issue 11 ("Verdict trust II"): one test per class over the hand-written fixtures in
+/// Verdict trust: one test per class over the hand-written fixtures in
 /// `Fixtures/verdict/` (see its README for how each was made) and `Fixtures/xcode/`. Every log
 /// fixture is also parsed in random chunk sizes and must give the same events and the same report.
 final class VerdictTrustTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import XCFleetKit
 
-/// Issue 10 item 2: work roots are private by default, and a work root (or a directory xcfleet
+/// Work roots are private by default, and a work root (or a directory xcfleet
 /// reuses under it) that another local user owns or can write is refused before any job runs —
 /// tested with a real second user on this machine (see also SSHBuildCacheTests for sshd hosts).
 final class WorkRootSafetyTests: XCTestCase {

@@ -107,7 +107,7 @@ final class XCResultTests: XCTestCase {
         XCTAssertEqual(r.disagreements, [])
     }
 
-    /// Issue 11 class 8: two witnesses agree or the attempt is red. The streamed results stand
+    /// Two witnesses agree or the attempt is red. The streamed results stand
     /// (each execution counted once); every difference is an event the verdict turns into a reason.
     func testEveryDisagreementIsListedAndMakesTheAttemptRed() {
         let a = id("CacheContractTests.A", "testFlipped"), b = id("A", "testOnlyInBundle()"), c = id("CacheContractTests.A", "testOnlyInStream")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build-cache benchmarks (issue 9), release binary, figures printed side by side as ratios:
+# Build-cache benchmarks, release binary, figures printed side by side as ratios:
 #   1. warm re-run of Plans/cache-contract.json over loopback SSH ÷ `swift test` run directly in the
 #      same rendered, already-built package on the same machine            (target ≤ 1.5)
 #   2. Plans/nightly.json on the local host (empty cache) ÷ one cold run of Plans/cache-contract.json

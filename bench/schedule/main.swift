@@ -39,7 +39,7 @@ struct Config {
     var lateJoins: [Int: Double] = [13: 20, 14: 40, 15: 60]
     var dyingHost = 5
     var seeds = 10
-    /// Build costs (issue 9): jobs share `buildKeys` keys; `mutantShare` of the keys are variants of
+    /// Build costs: jobs share `buildKeys` keys; `mutantShare` of the keys are variants of
     /// another key (incremental from it). Seconds for a cold, an incremental and a cached build.
     var builds = true
     var buildKeys = 25
@@ -304,7 +304,7 @@ print("")
 print(String(format: "mean xcfleet/bound %.3f (worst %.3f), mean static/bound %.3f", sum / n, worst, staticSum / n)
       + "; target xcfleet <= 1.05: " + (worst <= 1.05 ? "met" : "NOT met"))
 
-// MARK: - With build costs (issue 9 item 5)
+// MARK: - With build costs
 
 if config.builds {
     print("")

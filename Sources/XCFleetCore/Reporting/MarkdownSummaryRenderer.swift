@@ -156,7 +156,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
         for (host, why) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) {
             infra.append("host \(md(host)) set aside: \(md(why))")
         }
-        // Hosts that left and came back (issue 14): when, and why they left.
+        // Hosts that left and came back: when, and why they left.
         for change in report.hostChanges ?? [] {
             let at = String(format: "%.1f s", change.t)
             switch change.change {

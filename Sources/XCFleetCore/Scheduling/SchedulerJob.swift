@@ -65,7 +65,7 @@ public struct SchedulerHost: Equatable, Sendable {
 
 extension SchedulerJob {
     /// What a job must build before its tests run, and what that costs where (seconds).
-    /// Jobs with the same `key` on one host share one build (see issue 9: build keys, host cache).
+    /// Jobs with the same `key` on one host share one build.
     public struct Build: Equatable, Sendable {
         /// The build key (hash of everything that determines the build).
         public var key: String

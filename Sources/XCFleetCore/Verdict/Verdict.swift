@@ -148,7 +148,7 @@ public enum Verdict {
             switch job.finalState {
             case .failed: break // killed
             case .passed, .flaky:
-                reasons.append("the suite does not catch: \(mutantFaults[id] ?? id) (mutant \(id) survived)")
+                reasons.append("the suite does not catch: \(job.planned.mutantFault ?? mutantFaults[id] ?? id) (mutant \(id) survived)")
             case .timedOut, .infraFailed, .unschedulable, .interrupted:
                 reasons.append("mutant \(id) could not be checked: \(job.reasons.first ?? job.finalState.rawValue)")
             }

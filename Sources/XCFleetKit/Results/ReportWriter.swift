@@ -20,13 +20,18 @@ public enum ReportWriter {
         try JUnitReportRenderer().render(report)
     }
 
-    /// Collates the run directory's `events.jsonl` (with the mutant descriptions of the templates, when found).
+    /// Collates the run directory's `events.jsonl`. Mutant jobs carry their fault text in the log;
+    /// only a log recorded before they did falls back to the templates' mutant descriptions.
     public static func rebuild(runDirectory: URL, root: TemplateRoot? = nil) throws -> RunReport {
         let url = runDirectory.appendingPathComponent("events.jsonl")
         guard FileManager.default.fileExists(atPath: url.path) else { throw EventLogError.missing(url.path) }
         let events = try EventLog.read(url)
+        let faultless = events.contains { event in
+            if case .jobPlanned(let planned) = event.body { return planned.mutant != nil && planned.mutantFault == nil }
+            return false
+        }
         var faults: [String: String] = [:]
-        if let root = root ?? (try? TemplateRoot.locate()), let mutants = try? MutantSpec.all(in: root) {
+        if faultless, let root = root ?? (try? TemplateRoot.locate()), let mutants = try? MutantSpec.all(in: root) {
             for m in mutants { faults[m.id] = m.fault }
         }
         return Collator(mutantFaults: faults).collate(events)

@@ -53,7 +53,7 @@ public struct JobPlanner: Sendable {
                 for mutant in mutants where mutant.template == suite.template {
                     let variant = try renderer.variant(of: rendered, suite: suite, mutant: mutant)
                     let planned = JobPlanned(jobID: "\(suite.name)#mutant-\(mutant.id)", suite: suite.name, kind: suite.kind,
-                                             mutant: mutant.id, expectedTests: variant.manifest.tests,
+                                             mutant: mutant.id, mutantFault: mutant.fault, expectedTests: variant.manifest.tests,
                                              contentHash: variant.workspace.contentHash)
                     var spec = suite
                     spec.retries.testFailures = 0 // a mutant's failure is the expected outcome: never rerun it

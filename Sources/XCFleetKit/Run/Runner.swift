@@ -385,7 +385,7 @@ actor RunCoordinator {
     }
 }
 
-// MARK: - Builds (issue 9 item 5): what the scheduler needs to know; nil/empty until the host build cache lands
+// MARK: - Builds: what the scheduler needs to know; nil/empty until the host build cache lands
 
 extension RunCoordinator {
     /// Each SwiftPM job's build for the scheduler: a host-independent key over the package's build
@@ -433,7 +433,7 @@ extension RunCoordinator {
     }
 }
 
-// MARK: - Healing: probation, probes, re-admission, orphaned process groups (issue 14)
+// MARK: - Healing: probation, probes, re-admission, orphaned process groups
 
 extension RunCoordinator {
     /// Seconds a host may stay on probation (unreachable after a lost connection) before it is set aside.

@@ -1,7 +1,7 @@
 import Foundation
 import XCFleetBasics
 
-/// Reads and validates a fleet file (see docs/fleet-file.md).
+/// Reads and validates a fleet file (format: README, "Fleet file").
 ///
 /// Same error style as `PlanLoader`: every problem is collected and thrown together as a
 /// `FleetValidationError`. Relative paths (identity, known hosts, toolchain) are resolved against

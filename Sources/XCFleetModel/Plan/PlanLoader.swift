@@ -1,7 +1,7 @@
 import Foundation
 import XCFleetBasics
 
-/// Reads and validates a test plan (see docs/plan-format.md).
+/// Reads and validates a test plan (format: README, "Plan format").
 ///
 /// Plans are JSON with `//` and `/* */` comments and trailing commas allowed. Validation
 /// collects every problem in the file and throws them together as a `PlanValidationError`,

@@ -51,12 +51,16 @@ public struct JobPlanned: Equatable, Codable, Sendable {
     public var repetition: Int
     /// The mutant this job runs the gate against (`nil`: the real code).
     public var mutant: String?
+    /// What the mutant breaks, in words (its `fault`): logged so that `report` rebuilds the
+    /// "does not catch" reason from `events.jsonl` alone (absent in runs recorded before it was).
+    public var mutantFault: String?
     /// `Suite/test` names the manifest says this job must run and see pass.
     public var expectedTests: [String]
     /// SHA-256 of the pushed workspace (absent in runs recorded before history existed).
     public var contentHash: String?
 
-    public init(jobID: String, suite: String, kind: SuiteKind, shard: Int = 0, shardCount: Int = 1, repetition: Int = 0, mutant: String? = nil, expectedTests: [String], contentHash: String? = nil) {
+    public init(jobID: String, suite: String, kind: SuiteKind, shard: Int = 0, shardCount: Int = 1, repetition: Int = 0, mutant: String? = nil, mutantFault: String? = nil,
+                expectedTests: [String], contentHash: String? = nil) {
         self.jobID = jobID
         self.suite = suite
         self.kind = kind
@@ -64,6 +68,7 @@ public struct JobPlanned: Equatable, Codable, Sendable {
         self.shardCount = shardCount
         self.repetition = repetition
         self.mutant = mutant
+        self.mutantFault = mutantFault
         self.expectedTests = expectedTests
         self.contentHash = contentHash
     }

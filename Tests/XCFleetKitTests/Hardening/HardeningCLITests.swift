@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import XCFleetKit
 
-/// Issue 10 through the real binary: render cannot delete outside `--out` (1), terminal output
+/// Through the real binary: render cannot delete outside `--out` (1), terminal output
 /// is sanitized (5), `--run-id` is validated (7), a link to a FIFO does not hang (9).
 final class HardeningCLITests: XCTestCase {
     var dir: URL!

@@ -3,7 +3,7 @@ import XCTest
 import SSHClient
 @testable import XCFleetKit
 
-/// Issue 10 item 9: a link to a FIFO (or device) is refused like the FIFO itself, without
+/// A link to a FIFO (or device) is refused like the FIFO itself, without
 /// blocking, by the one input-file reader every loader uses.
 final class InputFileTests: XCTestCase {
     var dir: URL!

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import XCFleetKit
 
-/// Issue 10 items 3 and 6: every path into events.jsonl, raw logs and reports is redacted in
+/// Every path into events.jsonl, raw logs and reports is redacted in
 /// one place (`EventLog.append` for events, the attempt's stream redactor for raw logs), and
 /// plan parameters can be secret.
 final class RedactionChokePointTests: XCTestCase {

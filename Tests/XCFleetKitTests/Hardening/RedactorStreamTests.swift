@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import XCFleetKit
 
-/// Issue 10 item 3: redaction on the stream, whatever the chunking and line boundaries.
+/// Redaction on the stream, whatever the chunking and line boundaries.
 final class RedactorStreamTests: XCTestCase {
     /// A PEM-shaped secret made up here (random-looking base64 lines, not a real key).
     static let pem = """

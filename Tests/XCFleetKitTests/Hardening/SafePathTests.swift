@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import XCFleetKit
 
-/// Issue 10 items 1, 7, 8: names from input never escape their parent directory.
+/// Names from input never escape their parent directory.
 final class SafePathTests: XCTestCase {
     static let templates: Set<String> = ["cache-contract", "pressure-probes", "combine-lifetime"]
 
