@@ -45,7 +45,8 @@ layers=(XCFleetBasics SSHClient XCFleetModel XCFleetCore XCFleetHostScripts XCFl
 for m in "${layers[@]}"; do
     library "$m" "Sources/$m" || { echo "fuzz: $m failed to build"; exit 1; }
 done
-archives=(); for m in "${layers[@]}"; do archives+=("$out/lib$m.a"); done
+# Static archives link users before what they use: the reverse of the build order.
+archives=(); for ((i=${#layers[@]}-1; i>=0; i--)); do archives+=("$out/lib${layers[$i]}.a"); done
 for t in "${targets[@]}"; do
     [ -f "fuzz/Targets/$t.swift" ] || { echo "fuzz: no target '$t' (have: ${all_targets[*]})"; exit 2; }
     echo "fuzz: linking $t"

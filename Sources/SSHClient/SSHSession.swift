@@ -325,6 +325,7 @@ final class SSHSession {
         }
 
         var filter = PgidMarkerFilter()
+        let clock = ExecDeadline(start: start, total: total, silence: silence, deadPeer: deadlines.deadPeer)
         var lastOutput = monotonicNow()
         var pending: [UInt8] = []
         var pendingOffset = 0
@@ -418,27 +419,22 @@ final class SSHSession {
             }
 
             let now = monotonicNow()
-            if cancel.isCancelled {
+            switch clock.decide(now: now, lastOutput: lastOutput, lastReceived: noteTraffic(now: now), cancelled: cancel.isCancelled) {
+            case .keepGoing:
+                if !progressed { waitSocket(timeout: Self.tick) }
+            case .cancelled:
                 killRemote(pgid: awaitPgid(channel: channel, filter: &filter, cancel: nil), cancel: nil)
                 return .cancelled
-            }
-            if let total, now - start > total {
+            case .timedOut(let kind):
                 killRemote(pgid: awaitPgid(channel: channel, filter: &filter, cancel: cancel), cancel: cancel)
                 // The kill found the peer dead: nothing was killed and the host is gone, not slow.
                 if let lostReason { return .connectionLost(lostReason) }
-                return .timedOut("total")
-            }
-            if let silence, now - lastOutput > silence {
-                killRemote(pgid: awaitPgid(channel: channel, filter: &filter, cancel: cancel), cancel: cancel)
-                if let lostReason { return .connectionLost(lostReason) }
-                return .timedOut("silence")
-            }
-            if noteTraffic(now: now) > deadlines.deadPeer {
-                let why = "nothing received from \(label) for \(Int(deadlines.deadPeer)) s (dead peer)"
+                return .timedOut(kind.rawValue)
+            case .deadPeer(let seconds):
+                let why = "nothing received from \(label) for \(Int(seconds)) s (dead peer)"
                 lostReason = why
                 return .connectionLost(why)
             }
-            if !progressed { waitSocket(timeout: Self.tick) }
         }
 
         let rest = filter.flush()
@@ -585,21 +581,21 @@ final class SSHSession {
         if let cancel, cancel.isCancelled { throw SSHError(.cancelled, host: label, "cancelled") }
         let now = monotonicNow()
         if now >= deadline { throw SSHError(.timeout, host: label, timeoutMessage) }
-        if phase == .channel, noteTraffic(now: now) > deadlines.deadPeer {
+        if phase == .channel, now - noteTraffic(now: now) > deadlines.deadPeer {
             lostReason = "nothing received for \(Int(deadlines.deadPeer)) s (dead peer)"
             throw SSHError(.connectionLost, host: label, lostReason ?? "")
         }
         waitSocket(timeout: min(deadline - now, Self.tick))
     }
 
-    /// Seconds since the last byte arrived from the server.
+    /// When a byte last came from the peer (updated from libssh2's transport counter).
     private func noteTraffic(now: Double) -> Double {
         let received = stats.pointee.bytes_received
         if received != seenBytes {
             seenBytes = received
             lastReceived = now
         }
-        return now - lastReceived
+        return lastReceived
     }
 
     /// Sends a keepalive when due; a send failure means the transport is gone.

@@ -60,7 +60,7 @@ final class ChaosTests: XCTestCase {
 
     /// The fault schedule of one seed (pure: the replay gets the same schedule).
     static func schedule(seed: UInt64) -> [Fault] {
-        var rng = ChaosRNG(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         var faults: [Fault] = []
         var terminated = false
         for _ in 0..<Int.random(in: 2...5, using: &rng) {
@@ -241,15 +241,3 @@ final class ChaosTests: XCTestCase {
 
 }
 
-/// SplitMix64, for the chaos schedule.
-struct ChaosRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -278,7 +278,7 @@ final class FleetLoaderTests: XCTestCase {
 
     func testMutatedFleetsNeverTrap() throws {
         let original = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent("lab.json")))
-        var rng = LoaderFuzzGenerator(seed: 0xF1EE7)
+        var rng = SeededGenerator(seed: 0xF1EE7)
         let alphabet = Array("{}[],:\"0-e/*~.".utf8)
         var rejected = 0
         for _ in 0..<2000 {

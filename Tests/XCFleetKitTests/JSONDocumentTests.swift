@@ -196,7 +196,7 @@ final class JSONDocumentTests: XCTestCase {
     // MARK: Fuzz
 
     func testRandomBytesNeverTrap() {
-        var rng = LoaderFuzzGenerator(seed: 42)
+        var rng = SeededGenerator(seed: 42)
         var accepted = 0
         for _ in 0..<5000 {
             let count = Int(rng.next() % 64)
@@ -208,7 +208,7 @@ final class JSONDocumentTests: XCTestCase {
     }
 
     func testRandomJSONishTextNeverTraps() {
-        var rng = LoaderFuzzGenerator(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         let alphabet = Array("{}[]\":,/* \n\t\\u0123456789eE.-+truefalsnl".utf8) + [0xC3, 0xA9, 0xFF]
         var outcomes: [String: Int] = [:]
         for _ in 0..<5000 {
@@ -229,7 +229,7 @@ final class JSONDocumentTests: XCTestCase {
 
     func testGeneratedDocumentsRoundTrip() throws {
         // Documents written by Foundation parse to the same structure.
-        var rng = LoaderFuzzGenerator(seed: 99)
+        var rng = SeededGenerator(seed: 99)
         for _ in 0..<200 {
             let value = randomJSON(&rng, depth: 0)
             let data = try JSONSerialization.data(withJSONObject: ["v": value], options: [.prettyPrinted, .fragmentsAllowed])
@@ -239,7 +239,7 @@ final class JSONDocumentTests: XCTestCase {
         }
     }
 
-    private func randomJSON(_ rng: inout LoaderFuzzGenerator, depth: Int) -> Any {
+    private func randomJSON(_ rng: inout SeededGenerator, depth: Int) -> Any {
         switch rng.next() % (depth > 5 ? 4 : 6) {
         case 0: return Int(truncatingIfNeeded: rng.next() % 100_000) - 50_000
         case 1: return "s\(rng.next() % 1000)é\n\""

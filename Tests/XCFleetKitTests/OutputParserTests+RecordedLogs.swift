@@ -161,7 +161,7 @@ extension OutputParserTests {
     /// The recorded logs also give the same events in 7-byte and random chunks (1-byte for the small ones).
     func testRecordedLogsChunking() throws {
         let dir = try ParserFixtures.sharedLogs()
-        var random = SeededGenerator(state: 2024)
+        var random = SeededGenerator(seed: 2024)
         for name in Self.expected.keys.sorted() {
             let data = try ParserFixtures.data(dir.appendingPathComponent(name))
             let whole = OutputParser.parse(data)

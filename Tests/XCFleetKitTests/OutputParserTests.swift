@@ -295,7 +295,7 @@ final class OutputParserTests: XCTestCase {
     func testChunkingDoesNotChangeEvents() throws {
         let names = try ParserFixtures.repoLogNames()
         XCTAssertGreaterThanOrEqual(names.count, 10, "fixtures missing from \(ParserFixtures.repoLogs.path)")
-        var random = SeededGenerator(state: 42)
+        var random = SeededGenerator(seed: 42)
         for name in names {
             let data = try ParserFixtures.repoLog(name)
             let whole = OutputParser.parse(data)
@@ -359,7 +359,7 @@ final class OutputParserTests: XCTestCase {
     }
 
     func testRandomBytesNeverTrap() {
-        var random = SeededGenerator(state: 7)
+        var random = SeededGenerator(seed: 7)
         let alphabet = Array("Test Case '-[A b]' passed failed (0.1 seconds) : error: \"✔◇􀟈 XCFLEET-METRIC a=1 Executed 3 tests, with \n\r\u{1B}[".utf8)
         for round in 0..<20 {
             var bytes = [UInt8](repeating: 0, count: 20_000)

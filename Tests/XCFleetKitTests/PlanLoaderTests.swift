@@ -351,7 +351,7 @@ final class PlanLoaderTests: XCTestCase {
     func testMutatedPlansNeverTrap() throws {
         guard let root = Self.packageRoot else { throw XCTSkip("Package.swift not found above \(#filePath)") }
         let original = [UInt8](try Data(contentsOf: root.appendingPathComponent("Plans/nightly.json")))
-        var rng = LoaderFuzzGenerator(seed: 0x5EED)
+        var rng = SeededGenerator(seed: 0x5EED)
         let alphabet = Array("{}[],:\"0-e/*".utf8)
         var loaded = 0
         var rejected = 0
@@ -379,15 +379,3 @@ final class PlanLoaderTests: XCTestCase {
     }
 }
 
-/// Deterministic generator for fuzz tests (LoaderFuzzGenerator).
-struct LoaderFuzzGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -167,7 +167,7 @@ final class SchedulerHealingTests: XCTestCase {
     /// Random runs with probation, recovery, build events and host losses: every job ends exactly
     /// once, nothing starts on a host on probation, never two builds of a key per host in flight.
     func testRandomRunsWithProbationAndBuildsKeepEveryInvariant() {
-        var rng = SchedulingRNG(seed: 0x4EA1_B01D)
+        var rng = SeededGenerator(seed: 0x4EA1_B01D)
         var probations = 0, recoveries = 0, cachedStarts = 0
         for round in 0..<400 {
             let hosts = (0..<Int.random(in: 1...4, using: &rng)).map { SchedulerHost(name: "h\($0)", slots: Int.random(in: 1...3, using: &rng)) }

@@ -344,7 +344,7 @@ final class SchedulerTests: XCTestCase {
 
     /// Many random event sequences (seeded): every invariant the runner relies on holds throughout.
     func testRandomEventSequencesKeepEveryInvariant() {
-        var rng = SchedulingRNG(seed: 0x5EED_F1EE7)
+        var rng = SeededGenerator(seed: 0x5EED_F1EE7)
         var seen: Set<JobFinalState> = []
         var reruns = 0, lostWhileRunning = 0
         for round in 0..<400 {
@@ -383,18 +383,6 @@ final class SchedulerTests: XCTestCase {
 
 // MARK: - Test runner model
 
-/// Deterministic random numbers for reproducible property tests.
-struct SchedulingRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What the runner knows from the actions it performed, checking each one against the invariants.
 struct SchedulerLedger {
@@ -490,8 +478,8 @@ struct SchedulerRandomRun {
 
     static let labels = ["platform:macos", "platform:linux", "combine", "xcode:16.4"]
 
-    init(rng: inout SchedulingRNG) {
-        func randomLabels(_ rng: inout SchedulingRNG) -> [String] { SchedulerRandomRun.labels.filter { _ in Bool.random(using: &rng) } }
+    init(rng: inout SeededGenerator) {
+        func randomLabels(_ rng: inout SeededGenerator) -> [String] { SchedulerRandomRun.labels.filter { _ in Bool.random(using: &rng) } }
         let hostCount = Int.random(in: 0...5, using: &rng)
         var hosts = (0..<hostCount).map { SchedulerHost(name: "h\($0)", labels: randomLabels(&rng), slots: Int.random(in: 0...3, using: &rng)) }
         let spares = (0..<Int.random(in: 0...3, using: &rng)).map {
@@ -511,7 +499,7 @@ struct SchedulerRandomRun {
         ledger = SchedulerLedger(hosts: hosts, jobs: jobs)
     }
 
-    mutating func play(rng: inout SchedulingRNG) {
+    mutating func play(rng: inout SeededGenerator) {
         ledger.apply(scheduler.start())
         var steps = 0
         while !scheduler.isFinished, steps < 2_000, ledger.violations.isEmpty {

@@ -16,7 +16,7 @@ final class SharderTests: XCTestCase {
     }
 
     func testBalanceOnManyRandomDurations() {
-        var rng = SchedulingRNG(seed: 42)
+        var rng = SeededGenerator(seed: 42)
         for _ in 0..<50 {
             let count = Int.random(in: 20...200, using: &rng)
             var durations: [String: Double] = [:]

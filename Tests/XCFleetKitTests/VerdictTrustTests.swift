@@ -108,7 +108,7 @@ final class VerdictTrustTests: XCTestCase {
 
     /// The same bytes in random chunk sizes give the same events and the same report.
     func testEveryFixtureStreamedInRandomChunks() throws {
-        var random = SeededGenerator(state: 11)
+        var random = SeededGenerator(seed: 11)
         for name in Self.expected.keys.sorted() {
             let data = try Self.data(name)
             let whole = OutputParser.parse(data)

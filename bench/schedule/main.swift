@@ -9,25 +9,6 @@
 import Foundation
 import XCFleetKit
 
-/// Deterministic random numbers (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Standard normal (Box–Muller).
-    mutating func normal() -> Double {
-        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)
-        let u2 = Double.random(in: 0..<1, using: &self)
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-    }
-}
 
 struct Config {
     var suites = 200
@@ -77,7 +58,7 @@ func capacityBound(_ config: Config, _ scenario: Scenario, work: Double) -> Doub
 }
 
 func makeScenario(_ config: Config, seed: UInt64) -> Scenario {
-    var rng = SplitMix64(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     let durations = (0..<config.suites).map { _ in config.medianSeconds * exp(config.sigma * rng.normal()) }
     let expected = durations.map { $0 * exp(config.historyNoise * rng.normal()) }
     let total = durations.reduce(0, +)

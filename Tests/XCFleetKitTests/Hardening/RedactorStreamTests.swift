@@ -14,17 +14,6 @@ final class RedactorStreamTests: XCTestCase {
     """
     static let token = "ghp_TOKENtokenTOKEN1234"
 
-    /// SplitMix64: a seeded generator so a failure can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E3779B97F4A7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-            return z ^ (z >> 31)
-        }
-    }
 
     var secretLines: [String] { Self.pem.split(separator: "\n").map(String.init) }
 
@@ -64,7 +53,7 @@ final class RedactorStreamTests: XCTestCase {
     /// secret line, and never holds back more than the longest pattern needs.
     func testRandomChunkingAlwaysGivesTheSameRedaction() {
         let seed: UInt64 = 0x10_2026
-        var rng = Seeded(state: seed)
+        var rng = SeededGenerator(seed: seed)
         let pieces = secretLines + [Self.pem, Self.token, "ghp_TOKEN", "-----BEGIN", "noise ", "\n", "\r\n", "b3BlbnNzaC1r", "é€😀", String(Self.token.dropLast())]
         let redactor = Redactor(secrets: [Self.pem, Self.token])
         let longest = redactor.patterns.map(\.count).max()!
