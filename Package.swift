@@ -48,8 +48,15 @@ let package = Package(
             dependencies: ["CacheContract"],
             path: "Templates/cache-contract"
         ),
-        .testTarget(name: "XCFleetKitTests", dependencies: ["XCFleetKit", "CacheContract"], exclude: ["Fixtures"]),
-        .testTarget(name: "SSHClientTests", dependencies: ["SSHClient", "XCFleetKit"], exclude: ["Fixtures"]),
+        // Tests in layers (docs/architecture.md): one support library (seeded data, paths, the
+        // binary locator, fake toolchains, sshd test hosts); pure-core tests that run in seconds;
+        // kit tests (local processes, files, databases); integration tests (sshd hosts, network
+        // namespaces, the real binary); the SSH client on its own.
+        .target(name: "XCFleetTestSupport", dependencies: ["XCFleetKit", "SSHClient"], path: "Tests/XCFleetTestSupport"),
+        .testTarget(name: "XCFleetCoreTests", dependencies: ["XCFleetBasics", "XCFleetModel", "XCFleetCore", "XCFleetTestSupport"]),
+        .testTarget(name: "XCFleetKitTests", dependencies: ["XCFleetKit", "CacheContract", "XCFleetTestSupport"]),
+        .testTarget(name: "XCFleetIntegrationTests", dependencies: ["XCFleetKit", "SSHClient", "XCFleetTestSupport"]),
+        .testTarget(name: "SSHClientTests", dependencies: ["SSHClient", "XCFleetTestSupport"]),
 
         // Benchmarks (release builds print figures side by side with a reference tool).
         .executableTarget(name: "bench-parser", dependencies: ["XCFleetKit"], path: "bench/parser"),

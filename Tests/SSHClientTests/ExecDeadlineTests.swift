@@ -1,5 +1,6 @@
 import XCTest
 @testable import SSHClient
+import XCFleetTestSupport
 
 /// The exec loop's deadline decisions, driven with made-up times (no connection, no clock).
 final class ExecDeadlineTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import SSHClient
+import XCFleetTestSupport
 
 /// Pure known_hosts logic (no network): matching, hashing, fingerprints, OpenSSH compatibility.
 final class KnownHostsTests: XCTestCase {

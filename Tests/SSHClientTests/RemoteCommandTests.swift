@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import SSHClient
+import XCFleetTestSupport
 
 /// The process-group wrapper and its stderr marker.
 final class RemoteCommandTests: XCTestCase {

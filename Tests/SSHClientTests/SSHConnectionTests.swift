@@ -1,6 +1,7 @@
 import Foundation
 import SSHClient
 import XCTest
+import XCFleetTestSupport
 
 final class SSHConnectionTests: XCTestCase {
     var hosts: [TestHosts.Host] = []

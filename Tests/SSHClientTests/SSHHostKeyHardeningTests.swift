@@ -1,6 +1,7 @@
 import Foundation
 import SSHClient
 import XCTest
+import XCFleetTestSupport
 
 /// Accept-new with a non-empty known_hosts, and host
 /// names matched case-insensitively in hashed entries (OpenSSH lower-cases before hashing).

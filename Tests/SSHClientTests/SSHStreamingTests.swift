@@ -1,6 +1,7 @@
 import Foundation
 import SSHClient
 import XCTest
+import XCFleetTestSupport
 
 /// Large outputs, cancellation, deadlines, dead peers and fan-out on real sshd hosts.
 final class SSHStreamingTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The host build cache (docs/builds.md) driven through the real local shell: the real
 /// `swift build` for sharing, incremental variants, reverts and tampering (one cold build shared by
@@ -330,24 +331,3 @@ final class LockedText: @unchecked Sendable {
     var value: String { lock.lock(); defer { lock.unlock() }; return text }
 }
 
-/// Small synchronous commands for tests.
-enum TestShell {
-    static func run(_ command: String) throws -> String {
-        try runProcess("/bin/sh", ["-c", command]).stdout
-    }
-
-    static func runProcess(_ path: String, _ args: [String], cwd: URL = TestPaths.packageRoot) throws -> CommandResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.currentDirectoryURL = cwd
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CommandResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Golden command lines of the build cache: the cached test bundle on Linux and macOS (the macOS
 /// form has not run on a Mac here), and the cache script's argument vector for a SwiftPM and a

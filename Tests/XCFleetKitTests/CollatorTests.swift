@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Builds event logs by hand and checks the collated report: verdict rules (DESIGN decision 6),
 /// retries, flaky, lost attempts, unschedulable jobs and totals that add up.

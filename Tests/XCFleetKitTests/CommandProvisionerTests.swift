@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The command provisioner against a real script (`Fixtures/provisioner/fake-provisioner.sh`):
 /// hosts created concurrently and merged into the template, the run-private known_hosts file,
@@ -7,7 +8,7 @@ import XCTest
 /// and release of everything created when the run is interrupted.
 final class CommandProvisionerTests: XCTestCase {
     /// The commands are relative (`./fake-provisioner.sh`), run from the fixture folder as from a fleet file's folder.
-    private let fixtures = TestPaths.packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/provisioner").path
+    private let fixtures = TestPaths.packageRoot.appendingPathComponent("Tests/Fixtures/provisioner").path
     private let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAM+oU2s1zSsulJzAqSls6QCAVgCUq+LCjWM9E4GbMUs"
 
     private struct Setup {

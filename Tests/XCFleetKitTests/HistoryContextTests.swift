@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The run's history context (cost, trends, known-flaky tests): the event round-trips, old events
 /// still read, the regression rule, and every renderer shows it (escaped, well-formed, exit code unchanged).

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The history's pure decisions: redaction, location, cost, host health, flakiness, fleet keys.
 final class HistoryDecisionTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The same store tests against both backends (real SQLite file, real PostgreSQL server on loopback).
 final class SQLiteHistoryStoreTests: XCTestCase {

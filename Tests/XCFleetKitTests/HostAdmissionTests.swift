@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Admission of a real local host: healthy and leased, fully leased by another run, unhealthy.
 final class HostAdmissionTests: XCTestCase {

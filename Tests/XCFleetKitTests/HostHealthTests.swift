@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The pre-flight health check against the real local host, and its verdicts on recorded output.
 final class HostHealthTests: XCTestCase {

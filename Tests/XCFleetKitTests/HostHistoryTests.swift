@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Host-side history: host classes (`HostProfile`), durations on comparable hosts
 /// (`ComparableDurations`), the build-cache hit rate per host, and cost phases (provision, idle).
@@ -156,7 +157,7 @@ final class HostHistoryTests: XCTestCase {
                                 workRoot: base.appendingPathComponent("work").path)
         template.toolchain.swiftPath = swift.path
         template.pricePerHour = 7.2
-        let fixtures = TestPaths.packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/provisioner")
+        let fixtures = TestPaths.packageRoot.appendingPathComponent("Tests/Fixtures/provisioner")
         let create = ["/usr/bin/env", "FAKE_STATE=\(state.path)", "FAKE_BEHAVIOUR=slow", fixtures.appendingPathComponent("fake-provisioner.sh").path]
         let provisioner = ProvisionerSpec(create: create + ["create"], release: create + ["release"], count: 1, template: template)
         let fleet = Fleet(hosts: [], provisioner: provisioner)

@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Slot leases on a real host directory through `LocalShell` (real `perl` processes): acquire and
 /// release, busy slots, stale leases reclaimed by TTL and by dead pid, lost leases, and many

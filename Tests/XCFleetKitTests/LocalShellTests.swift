@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The built-in local host, with real processes: streaming, exit status and signals, deadlines
 /// that kill the whole process group, cancellation, and the per-job directory lifecycle.

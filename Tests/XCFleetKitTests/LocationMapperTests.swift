@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Source maps of rendered packages and the one location mapper behind every report: host paths
 /// in every spelling a host prints them, mutants, generated files, free text and events alone.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Mutants as exact edits of the real files, applied at render time; repetitions rendering the same
 /// build inputs. Uses the repository's real templates and `Sources/CacheContract` (no fixtures).

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Process records (`ProcessRecordScript`) on a real host directory through `LocalShell`: real
 /// `perl`, `ps` and process groups. A dead run's recorded group is killed at the next admission

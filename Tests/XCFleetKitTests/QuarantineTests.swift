@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The quarantine file: its loader, its effect on the verdict (only the
 /// quarantined tests' own failed executions are forgiven) and how every report shows it.

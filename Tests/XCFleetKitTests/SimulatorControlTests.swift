@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// simctl commands, JSON parsing (hand-written samples in Fixtures/xcode), device choice, wedges.
 final class SimulatorControlTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 final class SwiftPMDriverTests: XCTestCase {
     func testCommandLines() {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 final class TarWriterTests: XCTestCase {
     private func run(_ args: [String], cwd: String? = nil) throws -> (Int32, String) {

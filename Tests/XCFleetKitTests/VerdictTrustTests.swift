@@ -1,12 +1,13 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Verdict trust: one test per class over the hand-written fixtures in
 /// `Fixtures/verdict/` (see its README for how each was made) and `Fixtures/xcode/`. Every log
 /// fixture is also parsed in random chunk sizes and must give the same events and the same report.
 final class VerdictTrustTests: XCTestCase {
-    static let dir = ParserFixtures.packageRoot.appendingPathComponent("Tests/XCFleetKitTests/Fixtures/verdict")
+    static let dir = ParserFixtures.packageRoot.appendingPathComponent("Tests/Fixtures/verdict")
 
     /// What `xcfleet parse` must say for each fixture: exit code, counts, and the job's reasons.
     struct Expected {

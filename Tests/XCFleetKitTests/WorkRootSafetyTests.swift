@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Work roots are private by default, and a work root (or a directory xcfleet
 /// reuses under it) that another local user owns or can write is refused before any job runs —

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Xcode hosts build once per build key through the host build cache, then every shard, repetition
 /// and retry runs `test-without-building` from `<workRoot>/builds/<key>/DerivedData`. No Mac here:

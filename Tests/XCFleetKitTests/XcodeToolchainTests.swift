@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 final class XcodeToolchainTests: XCTestCase {
     func host(developerDir: String? = nil, xcode: String? = nil) -> HostSpec {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Golden command lines of `XcodebuildDriver` and `XcodeCommandLine` (no Mac here: the exact
 /// argument vectors and their shell rendering are what is verified).

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// The whole Apple sequence over a scripted `RemoteShell` double (no Mac here): the exact commands in
 /// order, the decisions between them, and what comes back. The xcodebuild output fed in is either

@@ -10,6 +10,15 @@ import Foundation
 import XCFleetKit
 
 
+extension SeededGenerator {
+    /// Standard normal (Box–Muller).
+    mutating func normal() -> Double {
+        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)
+        let u2 = Double.random(in: 0..<1, using: &self)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+}
+
 struct Config {
     var suites = 200
     var hosts = 16

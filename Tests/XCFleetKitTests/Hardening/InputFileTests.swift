@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import SSHClient
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// A link to a FIFO (or device) is refused like the FIFO itself, without
 /// blocking, by the one input-file reader every loader uses.

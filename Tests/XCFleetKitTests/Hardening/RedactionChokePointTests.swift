@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Every path into events.jsonl, raw logs and reports is redacted in
 /// one place (`EventLog.append` for events, the attempt's stream redactor for raw logs), and

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Redaction on the stream, whatever the chunking and line boundaries.
 final class RedactorStreamTests: XCTestCase {

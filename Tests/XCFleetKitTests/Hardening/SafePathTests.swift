@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// Names from input never escape their parent directory.
 final class SafePathTests: XCTestCase {

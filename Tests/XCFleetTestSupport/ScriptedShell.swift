@@ -1,0 +1,69 @@
+import Foundation
+@testable import XCFleetKit
+
+/// A `RemoteShell` double for the Xcode flow: answers each command from a script keyed by the
+/// command's rendered line prefix (first match wins), and records every command it ran.
+package final class ScriptedShell: RemoteShell, @unchecked Sendable {
+    package struct Reply {
+        package var stdout: String = ""
+        package var stderr: String = ""
+        package var termination: CommandTermination = .exited(0)
+        /// Output is delivered in chunks of this many bytes (to exercise chunk boundaries).
+        package var chunkSize = 7
+
+        package init(stdout: String = "", stderr: String = "", termination: CommandTermination = .exited(0), chunkSize: Int = 7) {
+            self.stdout = stdout
+            self.stderr = stderr
+            self.termination = termination
+            self.chunkSize = chunkSize
+        }
+    }
+
+    package let host: HostSpec
+    private let lock = NSLock()
+    private var script: [(prefix: String, reply: Reply)]
+    private var ranStore: [String] = []
+    private var deadlinesStore: [String: CommandDeadlines] = [:]
+    private var fixtures: [String: Data] = [:]
+
+    package init(host: HostSpec, script: [(String, Reply)]) {
+        self.host = host
+        self.script = script.map { (prefix: $0.0, reply: $0.1) }
+    }
+
+    /// Every command run, rendered with `XcodeCommandLine.render`.
+    package var ran: [String] { lock.lock(); defer { lock.unlock() }; return ranStore }
+    package func deadlines(of prefix: String) -> CommandDeadlines? {
+        lock.lock(); defer { lock.unlock() }
+        return deadlinesStore.first { $0.key.hasPrefix(prefix) }?.value
+    }
+
+    package func makeJobDirectory(jobID: String) async throws -> String { "/Users/ci/xcfleet/jobs/\(jobID)" }
+    package func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome { .pushed(bytes: workspace.totalBytes) }
+    package func fetch(_ path: String, in directory: String) async throws -> Data {
+        throw RemoteShellError(.fetch, host: host.name, "no file \(path)")
+    }
+    package func removeJobDirectory(_ directory: String) async throws {}
+    package func close() async {}
+
+    package func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
+             output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+        let line = XcodeCommandLine.render(command)
+        let reply: Reply = {
+            lock.lock(); defer { lock.unlock() }
+            ranStore.append(line)
+            deadlinesStore[line] = deadlines
+            return script.first { $0.prefix.hasPrefix("*") ? line.contains($0.prefix.dropFirst()) : line.hasPrefix($0.prefix) }?.reply ?? Reply(stderr: "scripted shell: no reply for \(line)", termination: .exited(127))
+        }()
+        for (stream, text) in [(OutputStreamKind.stdout, reply.stdout), (.stderr, reply.stderr)] {
+            let bytes = Array(text.utf8)
+            var i = 0
+            while i < bytes.count {
+                let end = min(bytes.count, i + max(1, reply.chunkSize))
+                output(OutputChunk(stream: stream, bytes: Array(bytes[i..<end])))
+                i = end
+            }
+        }
+        return reply.termination
+    }
+}
