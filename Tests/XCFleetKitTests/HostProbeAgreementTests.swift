@@ -46,8 +46,10 @@ final class HostProbeAgreementTests: XCTestCase {
         let runs = dir.appendingPathComponent("runs")
         let run = try FakeToolchain.xcfleet(["run", "Plans/cache-contract.json", "--fleet", bad.path, "--runs", runs.path, "--quiet"])
         XCTAssertEqual(run.status, Verdict.ExitCode.infrastructure, run.stdout + run.stderr)
-        let runDir = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: runs.path).first { !$0.hasPrefix(".") && !$0.hasSuffix(".sqlite") })
-        let events = try EventLog.read(runs.appendingPathComponent(runDir).appendingPathComponent("events.jsonl"))
+        let logs = try FileManager.default.contentsOfDirectory(atPath: runs.path).map { runs.appendingPathComponent($0).appendingPathComponent("events.jsonl") }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
+        XCTAssertEqual(logs.count, 1, "one run")
+        let events = try EventLog.read(try XCTUnwrap(logs.first))
         let reasons = events.compactMap { e -> String? in if case .hostSetAside("local", let reason) = e.body { return reason }; return nil }
         XCTAssertEqual(reasons.count, 1, "\(events.map(\.body))")
         let reason = try XCTUnwrap(reasons.first)
