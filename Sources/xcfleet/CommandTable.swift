@@ -48,14 +48,15 @@ enum CommandTable {
                     positional: .json,
                     examples: ["xcfleet render Plans/cache-contract.json --out rendered"]),
         CommandSpec(path: ["hosts", "check"], arguments: "",
-                    summary: "Check every host of a fleet: reachable, host key, auth, platform, toolchain, disk, latency.",
+                    summary: "Check every host of a fleet with the probe a run admits hosts by: reachable, host key, auth, system and labels, free disk, private work root, toolchain and Xcode, CPU, latency. Exit 0 when every host passes, 3 otherwise.",
                     options: [
                         .init(name: "fleet", value: "FILE", help: "fleet file naming the hosts (default: the built-in local host)", completion: .json),
                         runsDir, historyDB, historyURL,
                         .flag("no-history", "do not show the hosts' history"),
+                        .flag("json", "print one JSON document (hosts, their checks with name, ok and detail, a top-level ok) instead of lines"),
                     ],
                     positional: .none,
-                    examples: ["xcfleet hosts check --fleet fleet.json"]),
+                    examples: ["xcfleet hosts check --fleet fleet.json", "xcfleet hosts check --fleet fleet.json --json"]),
         CommandSpec(path: ["history"], arguments: "",
                     summary: "List recorded runs with duration, verdict and cost (docs/history.md).",
                     options: [

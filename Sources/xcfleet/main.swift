@@ -289,9 +289,14 @@ func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let args = try Arguments(argv.dropFirst(), spec: spec("hosts", "check"))
     guard args.positionals.isEmpty else { throw UsageError("hosts check takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts check --help)") }
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
-    let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
-    for r in results { TerminalOutput.printOut([ConsoleLine(HostChecker.format(r))]) }
-    if let recorder = historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
+    let results = await HostChecker.check(fleet.hosts, timeouts: .defaults,
+                                          minimumFreeBytes: fleet.minFreeDiskBytes ?? HostProbe.defaultMinimumFreeBytes)
+    if args.flags.contains("json") {
+        print(HostChecker.json(results))
+    } else {
+        for r in results { TerminalOutput.printOut(HostChecker.format(r).split(separator: "\n").map { ConsoleLine(String($0)) }) }
+        if let recorder = historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
+    }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 

@@ -77,8 +77,12 @@ final class HostHealthTests: XCTestCase {
 
         """
         let ok = HostHealth.evaluate(output: mac, host: host, minimumFreeBytes: 1 << 30)
-        XCTAssertEqual(ok, HostHealth.Result(host: "mac-1", system: "Darwin arm64", freeBytes: 150_000_000 * 1024, toolchain: "Xcode 16.4", problems: [],
-                                             toolchainIdentity: "system: Darwin arm64\nXcode 16.4\nBuild version 16F6\nDEVELOPER_DIR=/Applications/Xcode_16.4.app/Contents/Developer"))
+        var expected = HostHealth.Result(host: "mac-1", system: "Darwin arm64", freeBytes: 150_000_000 * 1024, toolchain: "Xcode 16.4", problems: [],
+                                         toolchainIdentity: "system: Darwin arm64\nXcode 16.4\nBuild version 16F6\nDEVELOPER_DIR=/Applications/Xcode_16.4.app/Contents/Developer")
+        expected.checks = ok.checks
+        XCTAssertEqual(ok, expected)
+        XCTAssertEqual(ok.checks.map(\.name), ["system", "labels", "disk", "toolchain", "xcode"])
+        XCTAssertTrue(ok.checks.allSatisfy(\.ok), "\(ok.checks)")
         host.toolchain.xcode = "15.2"
         let wrong = HostHealth.evaluate(output: mac, host: host, minimumFreeBytes: 1 << 30)
         XCTAssertEqual(wrong.problems, ["expected Xcode 15.2 but /Applications/Xcode_16.4.app/Contents/Developer has Xcode 16.4; fix \"toolchain.xcode\" or \"developerDir\""])

@@ -150,6 +150,8 @@ actor RunCoordinator {
     private var leases: HostLeaseManager?
     private var runID = ""
     private var admissionTimeouts: PhaseTimeouts = .defaults
+    /// The fleet's `minFreeDiskBytes` (or the default), held against every host at admission.
+    private var minimumFreeBytes = HostProbe.defaultMinimumFreeBytes
     /// Hosts being probed (on probation, or set aside as unreachable) → the probing task.
     private var recovering: [String: Task<Void, Never>] = [:]
     /// Running attempts: job id → host and process-record token.
@@ -179,6 +181,7 @@ actor RunCoordinator {
         let leases = HostLeaseManager()
         self.leases = leases
         self.runID = runID
+        minimumFreeBytes = fleet.minFreeDiskBytes ?? HostProbe.defaultMinimumFreeBytes
         await leases.setLostHandler { host, slots in
             Task { await self.setAside(host, reason: "slot lease \(slots.map(String.init).joined(separator: ",")) was taken over by another run") }
         }
@@ -263,7 +266,8 @@ actor RunCoordinator {
             if !(error is CancellationError) { startRecovery(host) }
             return
         }
-        switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases, waitForSlots: Self.leaseWait) {
+        switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases,
+                                           minimumFreeBytes: minimumFreeBytes, waitForSlots: Self.leaseWait) {
         case .admitted(let schedulerHost, let leaseSlots, let health, let acquisition):
             if let identity = health.toolchainIdentity { await toolchains.seed(host: host.name, identity: identity) }
             log.append(.hostAdmitted(HostProfile(host: host.name, health: health)))
@@ -496,7 +500,7 @@ extension RunCoordinator {
         } catch {
             return (error as? RemoteShellError)?.description ?? "\(error)"
         }
-        switch await HostAdmission.admit(spec, shell: shell, runID: runID, leases: leases) {
+        switch await HostAdmission.admit(spec, shell: shell, runID: runID, leases: leases, minimumFreeBytes: minimumFreeBytes) {
         case .setAside(let reason):
             await shell.close()
             return reason

@@ -2,11 +2,12 @@ import Foundation
 import SSHClient
 import XCFleetBasics
 import XCFleetModel
+import XCFleetCore
 
 /// What `xcfleet hosts check` found out about one host.
 public struct HostCheckResult: Equatable, Sendable {
     public var host: String
-    /// Reachable, key verified, authenticated, toolchain found, free disk known.
+    /// Every check passed: the run would admit the host (slot leases aside).
     public var ok: Bool
     public var reachable: Bool
     public var hostKeyVerified: Bool
@@ -17,13 +18,16 @@ public struct HostCheckResult: Equatable, Sendable {
     public var toolchainVersion: String?
     /// Free bytes in the file system of the work root.
     public var freeDiskBytes: Int64?
-    /// Round trip of `true` on the open connection, in milliseconds.
+    /// Time from starting the probe command to its first byte of output, in milliseconds.
     public var latencyMs: Double?
+    /// The failed checks in one line: the reason admission gives for setting the host aside.
     public var problem: String?
+    /// `connect`, then the admission probe's checks (`HostProbe.checkNames`).
+    public var checks: [HostProbe.Check]
 
     public init(host: String, ok: Bool = false, reachable: Bool = false, hostKeyVerified: Bool = false,
                 authenticated: Bool = false, platform: String? = nil, toolchainVersion: String? = nil,
-                freeDiskBytes: Int64? = nil, latencyMs: Double? = nil, problem: String? = nil) {
+                freeDiskBytes: Int64? = nil, latencyMs: Double? = nil, problem: String? = nil, checks: [HostProbe.Check] = []) {
         self.host = host
         self.ok = ok
         self.reachable = reachable
@@ -34,16 +38,19 @@ public struct HostCheckResult: Equatable, Sendable {
         self.freeDiskBytes = freeDiskBytes
         self.latencyMs = latencyMs
         self.problem = problem
+        self.checks = checks
     }
 }
 
-/// Checks hosts in parallel: connect, host key, auth, platform, toolchain, free disk, latency.
+/// Checks hosts in parallel with admission's own probe (`HostHealth.check`): a host shown ✓ is
+/// one the run admits, a ✘ check says what admission would set it aside for, in the same words.
 public enum HostChecker {
     public static func check(_ hosts: [HostSpec], timeouts: PhaseTimeouts,
+                             minimumFreeBytes: Int64 = HostProbe.defaultMinimumFreeBytes,
                              environment: [String: String] = ProcessInfo.processInfo.environment) async -> [HostCheckResult] {
         await withTaskGroup(of: (Int, HostCheckResult).self) { group in
             for (i, h) in hosts.enumerated() {
-                group.addTask { (i, await checkOne(h, timeouts: timeouts, environment: environment)) }
+                group.addTask { (i, await checkOne(h, timeouts: timeouts, minimumFreeBytes: minimumFreeBytes, environment: environment)) }
             }
             var results = [HostCheckResult?](repeating: nil, count: hosts.count)
             for await (i, r) in group { results[i] = r }
@@ -51,107 +58,85 @@ public enum HostChecker {
         }
     }
 
-    /// One line per host, e.g. `✓ h1  Linux x86_64 …  Swift version 6.3.1  12.3 GiB free  4 ms`.
+    /// A summary line per host, e.g. `✓ h1  Linux x86_64 …  Swift version 6.3.1  12.3 GiB free  4 ms`,
+    /// then one indented line per check: `✓`/`✘`, its name and what was found or what to fix.
     public static func format(_ r: HostCheckResult) -> String {
-        var parts = [(r.ok ? "✓ " : "✗ ") + r.host]
+        var parts = [(r.ok ? "✓ " : "✘ ") + r.host]
         if let p = r.platform { parts.append(p) }
         if let t = r.toolchainVersion { parts.append(t) }
         if let d = r.freeDiskBytes { parts.append(String(format: "%.1f GiB free", Double(d) / 1_073_741_824)) }
         if let l = r.latencyMs { parts.append(String(format: "%.0f ms", l)) }
-        if let problem = r.problem { parts.append("— " + problem.replacingOccurrences(of: "\n", with: " ")) }
-        return parts.joined(separator: "  ")
-    }
-
-    /// The probe script: one `KEY=value` per line.
-    static func probeScript(for host: HostSpec) -> String {
-        let toolchain: String
-        if let dev = host.toolchain.developerDir {
-            toolchain = "DEVELOPER_DIR=\(ShellQuote.quote(dev)) xcodebuild -version 2>&1 | head -n 1"
-        } else {
-            toolchain = "\(ShellQuote.quote(host.toolchain.swiftPath ?? "swift")) --version 2>&1 | grep -m 1 -i 'swift'"
+        let width = r.checks.map(\.name.count).max() ?? 0
+        let lines = r.checks.map { c in
+            "    \(c.ok ? "✓" : "✘") \(c.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(c.detail.replacingOccurrences(of: "\n", with: " "))"
         }
-        let root = ShellQuote.quote(host.workRoot)
-        return [
-            "echo \"UNAME=$(uname -sm)\"",
-            "if command -v sw_vers >/dev/null 2>&1; then echo \"OS=macOS $(sw_vers -productVersion)\"; elif [ -r /etc/os-release ]; then ( . /etc/os-release; echo \"OS=$PRETTY_NAME\" ); fi",
-            "echo \"TOOLCHAIN=$(\(toolchain))\"",
-            "mkdir -p \(root) 2>/dev/null; echo \"DF=$(df -Pk \(root) 2>/dev/null | tail -n 1)\"",
-        ].joined(separator: "; ")
+        return ([parts.joined(separator: "  ")] + lines).joined(separator: "\n")
     }
 
-    /// Parses the probe output into platform, toolchain and free bytes.
-    static func parseProbe(_ text: String) -> (platform: String?, toolchain: String?, freeBytes: Int64?) {
-        var uname: String?, os: String?, toolchain: String?, free: Int64?
-        for line in text.split(separator: "\n").map(String.init) {
-            if line.hasPrefix("UNAME=") { uname = String(line.dropFirst(6)) }
-            if line.hasPrefix("OS=") { os = String(line.dropFirst(3)) }
-            if line.hasPrefix("TOOLCHAIN=") {
-                let v = String(line.dropFirst(10)).trimmingCharacters(in: .whitespaces)
-                toolchain = v.isEmpty || v.contains("not found") || v.contains("No such file") ? nil : v
-            }
-            if line.hasPrefix("DF=") {
-                // Filesystem 1024-blocks Used Available Capacity Mounted-on
-                let fields = line.dropFirst(3).split(separator: " ")
-                if fields.count >= 4, let kib = Int64(fields[3]) { free = kib.multipliedReportingOverflow(by: 1024).partialValue }
-            }
+    /// `hosts check --json`: `{"ok": …, "hosts": [{"name", "ok", "checks": [{"name", "ok", "detail"}], …}]}`.
+    public static func json(_ results: [HostCheckResult]) -> String {
+        struct Host: Encodable {
+            var name: String
+            var ok: Bool
+            var checks: [HostProbe.Check]
+            var platform: String?
+            var toolchain: String?
+            var freeDiskBytes: Int64?
+            var latencyMs: Double?
+            var problem: String?
         }
-        let platform = [uname, os].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-        return (platform.isEmpty ? nil : platform, toolchain, free)
+        struct Document: Encodable {
+            var ok: Bool
+            var hosts: [Host]
+        }
+        let document = Document(ok: results.allSatisfy(\.ok), hosts: results.map {
+            Host(name: $0.host, ok: $0.ok, checks: $0.checks, platform: $0.platform, toolchain: $0.toolchainVersion,
+                 freeDiskBytes: $0.freeDiskBytes, latencyMs: $0.latencyMs.map { ($0 * 10).rounded() / 10 }, problem: $0.problem)
+        })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(document)).map { String(decoding: $0, as: UTF8.self) } ?? #"{"ok": false, "hosts": []}"#
     }
 
-    static func checkOne(_ host: HostSpec, timeouts: PhaseTimeouts, environment: [String: String]) async -> HostCheckResult {
+    static func checkOne(_ host: HostSpec, timeouts: PhaseTimeouts, minimumFreeBytes: Int64, environment: [String: String]) async -> HostCheckResult {
         var r = HostCheckResult(host: host.name)
-        guard host.transport == .ssh else {
-            r.ok = true; r.reachable = true; r.hostKeyVerified = true; r.authenticated = true
-            r.platform = "local " + ProcessInfo.processInfo.operatingSystemVersionString
-            return r
-        }
-        let shell: SSHShell
-        do {
-            shell = try await SSHShell.connect(host, timeouts: timeouts, environment: environment)
-        } catch let e as RemoteShellError {
-            switch e.kind {
-            case .hostKey: r.reachable = true
-            case .authentication: r.reachable = true; r.hostKeyVerified = true
-            default: break
+        let shell: any RemoteShell
+        let connected: String
+        switch host.transport {
+        case .local:
+            shell = LocalShell(host: host)
+            connected = "this machine, no ssh"
+        case .ssh:
+            do {
+                shell = try await SSHShell.connect(host, timeouts: timeouts, environment: environment)
+                connected = "\(host.user)@\(host.address):\(host.port): host key verified, authenticated"
+            } catch let e as RemoteShellError {
+                switch e.kind {
+                case .hostKey: r.reachable = true
+                case .authentication: r.reachable = true; r.hostKeyVerified = true
+                default: break
+                }
+                // A missing passphrase variable is found before connecting: reachability is unknown.
+                r.problem = e.message
+                r.checks = [HostProbe.Check("connect", ok: false, e.message)]
+                return r
+            } catch {
+                r.problem = "\(error)"
+                r.checks = [HostProbe.Check("connect", ok: false, "\(error)")]
+                return r
             }
-            // A missing passphrase variable is found before connecting: reachability is unknown.
-            r.problem = e.message
-            return r
-        } catch {
-            r.problem = "\(error)"
-            return r
         }
         r.reachable = true; r.hostKeyVerified = true; r.authenticated = true
-        r = await probe(shell, host: host, timeouts: timeouts, result: r)
+        let health = await HostHealth.check(shell: shell, host: host, minimumFreeBytes: minimumFreeBytes)
         await shell.close()
-        return r
-    }
-
-    private static func probe(_ shell: SSHShell, host: HostSpec, timeouts: PhaseTimeouts, result: HostCheckResult) async -> HostCheckResult {
-        var r = result
-        do {
-            let probe = try await shell.runSmall(probeScript(for: host), phase: .toolchain, total: max(10, timeouts.connect))
-            let parsed = parseProbe(String(decoding: probe.stdout, as: UTF8.self))
-            r.platform = parsed.platform
-            r.toolchainVersion = parsed.toolchain
-            r.freeDiskBytes = parsed.freeBytes
-            let start = DispatchTime.now().uptimeNanoseconds
-            let ping = try await shell.runSmall("true", phase: .command, total: max(10, timeouts.connect))
-            if ping.result == .exited(0) {
-                r.latencyMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            }
-        } catch {
-            r.problem = "\(error)"
-            return r
-        }
-        var problems: [String] = []
-        if r.toolchainVersion == nil {
-            problems.append("no toolchain: \(host.toolchain.developerDir != nil ? "xcodebuild" : (host.toolchain.swiftPath ?? "swift")) not found; set toolchain.swiftPath or developerDir")
-        }
-        if r.freeDiskBytes == nil { problems.append("cannot read free disk under \(host.workRoot)") }
-        r.problem = problems.isEmpty ? nil : problems.joined(separator: "; ")
-        r.ok = problems.isEmpty
+        r.platform = [health.system, health.os].compactMap { $0 }.joined(separator: " ")
+        if r.platform?.isEmpty == true { r.platform = nil }
+        r.toolchainVersion = health.toolchain
+        r.freeDiskBytes = health.freeBytes
+        r.latencyMs = health.latencyMs
+        r.problem = health.reason
+        r.ok = health.isHealthy
+        r.checks = [HostProbe.Check("connect", ok: true, connected)] + health.checks
         return r
     }
 }

@@ -8,7 +8,7 @@ import XCFleetBasics
 /// the fleet file's folder, `~/` against the home directory. Values marked secret never appear in
 /// a message.
 public enum FleetLoader {
-    public static let fleetKeys = ["hosts", "provisioner", "maxInfraFailureRate"]
+    public static let fleetKeys = ["hosts", "provisioner", "maxInfraFailureRate", "minFreeDiskBytes"]
     public static let hostKeys = ["name", "transport", "address", "port", "user", "identityFile", "useAgent", "passphraseEnv",
                                   "knownHostsFile", "hostKeyPolicy", "labels", "slots", "workRoot", "toolchain", "environment",
                                   "deadPeerSeconds", "cache", "pricePerHour"]
@@ -89,8 +89,10 @@ public enum FleetLoader {
         }
         var maxRate: Double?
         if let field = root.field("maxInfraFailureRate") { maxRate = number(field, in: 0...1, what: "a rate between 0 and 1, e.g. 0.5", reader: &r) }
+        var minFree: Int64?
+        if let field = root.field("minFreeDiskBytes"), let n = r.int(field, in: 0...Int.max) { minFree = Int64(n) }
         guard r.problems.isEmpty else { return nil }
-        return Fleet(hosts: hosts, provisioner: provisioner, sourcePath: path, maxInfraFailureRate: maxRate)
+        return Fleet(hosts: hosts, provisioner: provisioner, sourcePath: path, maxInfraFailureRate: maxRate, minFreeDiskBytes: minFree)
     }
 
     private static func readProvisioner(_ object: SchemaObject, paths: FleetPathResolver, reader r: inout SchemaReader) -> ProvisionerSpec? {

@@ -9,12 +9,17 @@ public struct Fleet: Equatable, Codable, Sendable {
     /// Fleet key `maxInfraFailureRate` (0…1): a host whose recent infra-failure rate in the history
     /// is above it is set aside at admission (nil: never).
     public var maxInfraFailureRate: Double?
+    /// Fleet key `minFreeDiskBytes`: a host with less free disk under its work root is set aside
+    /// at admission and shown ✘ by `hosts check` (nil: `HostProbe.defaultMinimumFreeBytes`, 2 GiB).
+    public var minFreeDiskBytes: Int64?
 
-    public init(hosts: [HostSpec], provisioner: ProvisionerSpec? = nil, sourcePath: String? = nil, maxInfraFailureRate: Double? = nil) {
+    public init(hosts: [HostSpec], provisioner: ProvisionerSpec? = nil, sourcePath: String? = nil, maxInfraFailureRate: Double? = nil,
+                minFreeDiskBytes: Int64? = nil) {
         self.hosts = hosts
         self.provisioner = provisioner
         self.sourcePath = sourcePath
         self.maxInfraFailureRate = maxInfraFailureRate
+        self.minFreeDiskBytes = minFreeDiskBytes
     }
 
     /// Prices per hour by host name (fleet key `pricePerHour`), and the provisioner template's for created hosts.
