@@ -1,5 +1,8 @@
 import XCTest
-@testable import XCFleetKit
+@testable import XCFleetBasics
+@testable import XCFleetModel
+@testable import XCFleetCore
+import XCFleetTestSupport
 
 /// `HostProbe.judge`, check by check, on facts as the probe command prints them.
 final class HostProbeTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import XCFleetKit
+import XCFleetTestSupport
 
 /// `hosts check` and admission are one probe: a real local host the run sets aside shows ✘ in
 /// `xcfleet hosts check`, with the very reasons the run logged. Real binary, the fake `swift`.
