@@ -92,7 +92,7 @@ struct CommandSpec: Sendable {
         let labels = shown.map { "--\($0.name)" + ($0.value.map { " \($0)" } ?? "") }
         let width = (labels.map(\.count).max() ?? 0) + 2
         for (label, option) in zip(labels, shown) {
-            lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + option.help)
+            lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + option.help + option.kind.helpSuffix)
         }
         lines.append("")
         lines.append(examples.count == 1 ? "example:" : "examples:")
@@ -100,5 +100,17 @@ struct CommandSpec: Sendable {
         lines.append("")
         lines.append(CommandTable.exitCodes)
         return lines.joined(separator: "\n")
+    }
+}
+
+extension CommandSpec.Kind {
+    /// What `--help` adds to an option's text: the values the parser accepts, so the two agree.
+    var helpSuffix: String {
+        switch self {
+        case .flag, .string, .path: return ""
+        case .int(let r): return " — between \(r.lowerBound) and \(r.upperBound)"
+        case .double(let r): return " — between \(Arguments.format(r.lowerBound)) and \(Arguments.format(r.upperBound))"
+        case .choice(let words): return " — one of \(words.joined(separator: ", "))"
+        }
     }
 }

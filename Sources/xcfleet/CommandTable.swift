@@ -84,7 +84,7 @@ enum CommandTable {
                     summary: "List tests by flake rate from the history, with counts, last seen, hosts and first-seen commit.",
                     options: [
                         .int("days", "N", 1...3650, "look back N days (default 30)"),
-                        .double("min-rate", "RATE", 0...1, "with --suggest: the lowest flake rate to suggest, 0 to 1 (default 0.02)"),
+                        .double("min-rate", "RATE", 0...1, "with --suggest: the lowest flake rate to suggest (default 0.02)"),
                         .flag("suggest", "print quarantine entries to add"),
                         .init(name: "quarantine", value: "FILE", help: "with --suggest: leave out tests this quarantine file already holds", completion: .json),
                         .flag("json", "print the tests as JSON"),
