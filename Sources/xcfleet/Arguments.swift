@@ -69,41 +69,16 @@ struct Arguments: Sendable {
 
     /// Checks `raw` against the option's kind and keeps it.
     private mutating func take(_ raw: String, for option: CommandSpec.Option) throws {
-        let name = option.name
-        func bad(_ expected: String, _ hint: String = "") -> UsageError {
-            usage("--\(name): expected \(expected) (got '\(TerminalText.sanitize(raw))')\(hint)")
+        switch option.kind.check(raw, placeholder: option.value) {
+        case .refused(let problem): throw usage("--\(option.name): \(problem)")
+        case .accepted(.int(let n)): ints[option.name] = n
+        case .accepted(.double(let x)): doubles[option.name] = x
+        case .accepted(.text): break
         }
-        switch option.kind {
-        case .flag:
-            return
-        case .string:
-            guard !raw.isEmpty else { throw bad("a value \(option.value ?? "")") }
-        case .path:
-            guard !raw.isEmpty else { throw bad("a path") }
-        case .int(let range):
-            guard let n = Int(raw.trimmingCharacters(in: .whitespaces)), range.contains(n) else {
-                throw bad("a whole number between \(range.lowerBound) and \(range.upperBound)")
-            }
-            ints[name] = n
-        case .double(let range):
-            guard let x = Double(raw.trimmingCharacters(in: .whitespaces)), x.isFinite, range.contains(x) else {
-                throw bad("a number between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))")
-            }
-            doubles[name] = x
-        case .choice(let words):
-            guard words.contains(raw) else {
-                throw bad("one of \(words.joined(separator: ", "))", Suggestion.clause(for: raw, among: words))
-            }
-        }
-        values[name, default: []].append(raw)
+        values[option.name, default: []].append(raw)
     }
 
     private func usage(_ message: String) -> UsageError { UsageError(message, command: command) }
-
-    /// `0`, `0.5`, `1` (no trailing `.0`).
-    static func format(_ x: Double) -> String {
-        x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x)
-    }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
     /// The last value given for a string, path or choice option.

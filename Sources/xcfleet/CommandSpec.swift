@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetKit
 
 /// One command of `xcfleet`: its words, usage, typed options (with what completes their values),
 /// examples and the function that runs it. `CommandTable.commands` lists them all; dispatch,
@@ -11,17 +12,8 @@ struct CommandSpec: Sendable {
         case words([String])
     }
 
-    /// What an option's value must be; the parser checks it before the command runs.
-    enum Kind: Sendable, Equatable {
-        case flag
-        /// Any non-empty text (the command may check it further, e.g. `--run-id`).
-        case string
-        /// A non-empty path (whether it exists is the command's question).
-        case path
-        case int(ClosedRange<Int>)
-        case double(ClosedRange<Double>)
-        case choice([String])
-    }
+    /// What an option's value must be (`OptionKind`); the parser checks it before the command runs.
+    typealias Kind = OptionKind
 
     struct Option: Sendable {
         var name: String
@@ -103,14 +95,3 @@ struct CommandSpec: Sendable {
     }
 }
 
-extension CommandSpec.Kind {
-    /// What `--help` adds to an option's text: the values the parser accepts, so the two agree.
-    var helpSuffix: String {
-        switch self {
-        case .flag, .string, .path: return ""
-        case .int(let r): return " — between \(r.lowerBound) and \(r.upperBound)"
-        case .double(let r): return " — between \(Arguments.format(r.lowerBound)) and \(Arguments.format(r.upperBound))"
-        case .choice(let words): return " — one of \(words.joined(separator: ", "))"
-        }
-    }
-}
