@@ -4,7 +4,8 @@ import XCFleetKit
 import Glibc
 #endif
 
-// xcfleet's entry point. Turning errors into one-line messages and exit codes happens here only.
+// xcfleet's entry point. Turning errors into one-line messages and exit codes happens here only:
+// `main`'s catch, through `UserFacingErrors.report` (each error type says its message and code).
 
 /// `xcfleet --help`; each command's own help comes from `CommandTable`.
 let usage = CommandTable.overview
@@ -281,7 +282,7 @@ func completionCommand(_ args: Arguments) throws -> Int32 {
 }
 
 /// `xcfleet CMD --help` / `-h` and `xcfleet help [CMD]`, for every command in the table; nil when
-/// `argv` asks for no help (or names a command the table does not know: its own code answers).
+/// `argv` asks for no help (or names a command the table does not know: dispatch then says so).
 func help(_ argv: ArraySlice<String>) throws -> String? {
     if argv.first == "help" {
         let rest = argv.dropFirst()
