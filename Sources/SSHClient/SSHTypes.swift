@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// Where to connect: a DNS name, IPv4 or IPv6 literal, a port and the login user.
 public struct SSHTarget: Sendable, Equatable {
@@ -104,4 +105,9 @@ public struct SSHError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(host): \(message)" }
+}
+
+extension SSHError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
 }

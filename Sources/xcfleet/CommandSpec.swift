@@ -1,7 +1,10 @@
-/// One command of `xcfleet`: its words, usage, options (with what completes their values) and
-/// examples. `CommandTable.commands` lists them all; help, the argument scanner's known options
-/// and the shell completion scripts are generated from that table, so adding a command is one
-/// entry there plus its `case` in `main`'s dispatch.
+import Foundation
+import XCFleetKit
+
+/// One command of `xcfleet`: its words, usage, typed options (with what completes their values),
+/// examples and the function that runs it. `CommandTable.commands` lists them all; dispatch,
+/// help, the argument parser's known options and the shell completion scripts all come from that
+/// table, so adding a command is one entry there and they cannot disagree.
 struct CommandSpec: Sendable {
     /// What completes a value: nothing, any file, a `.json` file, a directory, or fixed words.
     enum Completion: Sendable, Equatable {
@@ -9,14 +12,44 @@ struct CommandSpec: Sendable {
         case words([String])
     }
 
+    /// What an option's value must be (`OptionKind`); the parser checks it before the command runs.
+    typealias Kind = OptionKind
+
     struct Option: Sendable {
         var name: String
         /// The value's placeholder (`FILE`); nil for a flag.
         var value: String?
         var help: String
         var completion: Completion = .none
+        var kind: Kind
+
+        /// `kind` defaults from the rest: a flag without a value, a path when files or
+        /// directories complete it, a choice of the completion's words, else a string.
+        init(name: String, value: String?, help: String, completion: Completion = .none, kind: Kind? = nil) {
+            self.name = name
+            self.value = value
+            self.help = help
+            self.completion = completion
+            self.kind = kind ?? {
+                guard value != nil else { return .flag }
+                switch completion {
+                case .none: return .string
+                case .file, .json, .directory, .jsonOrDirectory: return .path
+                case .words(let words): return .choice(words)
+                }
+            }()
+        }
 
         static func flag(_ name: String, _ help: String) -> Option { Option(name: name, value: nil, help: help) }
+        static func int(_ name: String, _ value: String, _ range: ClosedRange<Int>, _ help: String) -> Option {
+            Option(name: name, value: value, help: help, kind: .int(range))
+        }
+        static func double(_ name: String, _ value: String, _ range: ClosedRange<Double>, _ help: String) -> Option {
+            Option(name: name, value: value, help: help, kind: .double(range))
+        }
+        static func choice(_ name: String, _ value: String, _ words: [String], _ help: String) -> Option {
+            Option(name: name, value: value, help: help, completion: .words(words), kind: .choice(words))
+        }
     }
 
     /// `["hosts", "check"]`.
@@ -27,10 +60,13 @@ struct CommandSpec: Sendable {
     var options: [Option]
     var positional: Completion
     var examples: [String]
+    /// Runs the command with its parsed, already validated arguments; returns the exit code.
+    var run: @Sendable (Arguments) async throws -> Int32
 
     var name: String { path.joined(separator: " ") }
     var valueOptions: Set<String> { Set(options.filter { $0.value != nil }.map(\.name)) }
     var flagOptions: Set<String> { Set(options.filter { $0.value == nil }.map(\.name)) }
+    func option(_ name: String) -> Option? { options.first { $0.name == name } }
 
     var usageLine: String {
         var parts = ["xcfleet", name]
@@ -48,7 +84,7 @@ struct CommandSpec: Sendable {
         let labels = shown.map { "--\($0.name)" + ($0.value.map { " \($0)" } ?? "") }
         let width = (labels.map(\.count).max() ?? 0) + 2
         for (label, option) in zip(labels, shown) {
-            lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + option.help)
+            lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + option.help + option.kind.helpSuffix)
         }
         lines.append("")
         lines.append(examples.count == 1 ? "example:" : "examples:")
@@ -58,3 +94,4 @@ struct CommandSpec: Sendable {
         return lines.joined(separator: "\n")
     }
 }
+

@@ -1,4 +1,7 @@
-/// The table of every command `xcfleet` has (see `CommandSpec`), and the help texts built from it.
+import XCFleetKit
+
+/// The table of every command `xcfleet` has (see `CommandSpec`): dispatch, the help texts and the
+/// completion scripts are built from it.
 enum CommandTable {
     static let exitCodes = "exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/fleet · 3 infrastructure failure · 130 interrupted"
 
@@ -30,14 +33,16 @@ enum CommandTable {
                         .flag("no-quarantine", "ignore the quarantine file"),
                     ],
                     positional: .json,
-                    examples: ["xcfleet run Plans/cache-contract.json --fleet fleet.json"]),
+                    examples: ["xcfleet run Plans/cache-contract.json --fleet fleet.json"],
+                    run: runCommand),
         CommandSpec(path: ["plan", "check"], arguments: "PLAN...",
                     summary: "Validate plans without running them; every problem is listed with file:line:col and its JSON path. The quarantine file beside each plan (or --quarantine FILE) is checked too, expiry dates included.",
                     options: [
                         .init(name: "quarantine", value: "FILE", help: "check this quarantine file against every plan (default: quarantine.json beside each plan, when it exists)", completion: .json),
                         .flag("no-quarantine", "do not check a quarantine file"),
                     ], positional: .json,
-                    examples: ["xcfleet plan check Plans/cache-contract.json"]),
+                    examples: ["xcfleet plan check Plans/cache-contract.json"],
+                    run: planCheckCommand),
         CommandSpec(path: ["render"], arguments: "PLAN --out DIR",
                     summary: "Write each suite of a plan as a standalone SwiftPM package, exactly as it would be pushed to a host.",
                     options: [
@@ -46,7 +51,8 @@ enum CommandTable {
                         templates,
                     ],
                     positional: .json,
-                    examples: ["xcfleet render Plans/cache-contract.json --out rendered"]),
+                    examples: ["xcfleet render Plans/cache-contract.json --out rendered"],
+                    run: renderCommand),
         CommandSpec(path: ["hosts", "check"], arguments: "",
                     summary: "Check every host of a fleet with the probe a run admits hosts by: reachable, host key, auth, system and labels, free disk, private work root, toolchain and Xcode, CPU, latency. Exit 0 when every host passes, 3 otherwise.",
                     options: [
@@ -56,41 +62,46 @@ enum CommandTable {
                         .flag("json", "print one JSON document (hosts, their checks with name, ok and detail, a top-level ok) instead of lines"),
                     ],
                     positional: .none,
-                    examples: ["xcfleet hosts check --fleet fleet.json", "xcfleet hosts check --fleet fleet.json --json"]),
+                    examples: ["xcfleet hosts check --fleet fleet.json", "xcfleet hosts check --fleet fleet.json --json"],
+                    run: hostsCheckCommand),
         CommandSpec(path: ["history"], arguments: "",
                     summary: "List recorded runs with duration, verdict and cost (docs/history.md).",
                     options: [
-                        .init(name: "limit", value: "N", help: "how many recent runs (default 20)"),
+                        .int("limit", "N", 1...100_000, "how many recent runs (default 20)"),
                         .flag("compare", "show the change of each run against the one before"),
                         .flag("json", "print the runs as JSON"),
                         runsDir, historyDB, historyURL,
                     ],
                     positional: .none,
-                    examples: ["xcfleet history --limit 10", "xcfleet history --history-url postgresql://xcfleet@db/xcfleet"]),
+                    examples: ["xcfleet history --limit 10", "xcfleet history --history-url postgresql://xcfleet@db/xcfleet"],
+                    run: historyCommand),
         CommandSpec(path: ["history", "import"], arguments: "RUN_DIR...",
                     summary: "Record old run directories into the history (runs already recorded are kept once).",
                     options: [runsDir, historyDB, historyURL],
                     positional: .directory,
-                    examples: ["xcfleet history import .xcfleet/runs/*"]),
+                    examples: ["xcfleet history import .xcfleet/runs/*"],
+                    run: historyImportCommand),
         CommandSpec(path: ["flaky"], arguments: "",
                     summary: "List tests by flake rate from the history, with counts, last seen, hosts and first-seen commit.",
                     options: [
-                        .init(name: "days", value: "N", help: "look back N days (default 30)"),
-                        .init(name: "min-rate", value: "RATE", help: "with --suggest: the lowest flake rate to suggest (default 0.02)"),
+                        .int("days", "N", 1...3650, "look back N days (default 30)"),
+                        .double("min-rate", "RATE", 0...1, "with --suggest: the lowest flake rate to suggest (default 0.02)"),
                         .flag("suggest", "print quarantine entries to add"),
                         .init(name: "quarantine", value: "FILE", help: "with --suggest: leave out tests this quarantine file already holds", completion: .json),
                         .flag("json", "print the tests as JSON"),
                         runsDir, historyDB, historyURL,
                     ],
                     positional: .none,
-                    examples: ["xcfleet flaky --days 14", "xcfleet flaky --suggest --quarantine Plans/quarantine.json"]),
+                    examples: ["xcfleet flaky --days 14", "xcfleet flaky --suggest --quarantine Plans/quarantine.json"],
+                    run: flakyCommand),
         CommandSpec(path: ["hosts", "clean"], arguments: "",
                     summary: "Empty every host's build cache (<workRoot>/builds) and push cache (<workRoot>/.cache); builds a running job of any xcfleet process uses stay. Exit 0 when every host was cleaned, 3 otherwise.",
                     options: [
                         .init(name: "fleet", value: "FILE", help: "fleet file naming the hosts (default: the built-in local host)", completion: .json),
                     ],
                     positional: .none,
-                    examples: ["xcfleet hosts clean --fleet fleet.json"]),
+                    examples: ["xcfleet hosts clean --fleet fleet.json"],
+                    run: hostsCleanCommand),
         CommandSpec(path: ["report"], arguments: "RUN_DIR",
                     summary: "Rebuild every report of a run (report.json, junit.xml, summary.md, report.html) from its events.jsonl.",
                     options: [
@@ -98,7 +109,8 @@ enum CommandTable {
                         .flag("json", "print one JSON summary on stdout instead of the text summary"),
                     ],
                     positional: .directory,
-                    examples: ["xcfleet report .xcfleet/runs/20261201-101500-ab12", "xcfleet report RUN_DIR --compare OTHER_RUN_DIR"]),
+                    examples: ["xcfleet report .xcfleet/runs/20261201-101500-ab12", "xcfleet report RUN_DIR --compare OTHER_RUN_DIR"],
+                    run: reportCommand),
         CommandSpec(path: ["parse"], arguments: "[LOG|-]",
                     summary: "Parse existing xcodebuild / swift test output (a file, or stdin) and summarise it as a run would.",
                     options: [
@@ -109,18 +121,43 @@ enum CommandTable {
                         .init(name: "quarantine", value: "FILE", help: "quarantined tests (any suite's entries apply to the log): their failures do not make the verdict red", completion: .json),
                     ],
                     positional: .file,
-                    examples: ["swift test 2>&1 | xcfleet parse - --junit junit.xml"]),
+                    examples: ["swift test 2>&1 | xcfleet parse - --junit junit.xml"],
+                    run: parseCommand),
         CommandSpec(path: ["completion"], arguments: "SHELL",
                     summary: "Print a completion script for bash, zsh or fish.",
                     options: [], positional: .words(["bash", "zsh", "fish"]),
                     examples: ["source <(xcfleet completion bash)",
                                "xcfleet completion zsh > \"${fpath[1]}/_xcfleet\"",
-                               "xcfleet completion fish > ~/.config/fish/completions/xcfleet.fish"]),
+                               "xcfleet completion fish > ~/.config/fish/completions/xcfleet.fish"],
+                    run: completionCommand),
     ]
 
     /// The command `argv` names (its longest path match), with how many words it took.
     static func find(_ argv: ArraySlice<String>) -> CommandSpec? {
         commands.filter { Array(argv.prefix($0.path.count)) == $0.path }.max { $0.path.count < $1.path.count }
+    }
+
+    /// The command `argv` names, or a usage error that says what is wrong with the words: an
+    /// unknown command or subcommand, with the closest known word when one is near.
+    static func resolve(_ argv: ArraySlice<String>) throws -> CommandSpec {
+        if let spec = find(argv) { return spec }
+        guard let first = argv.first else { throw UsageError("give a command (xcfleet --help lists them)") }
+        if groups.contains(where: { $0.name == first }) {
+            throw UsageError(unknownSubcommand(first, argv.dropFirst().first))
+        }
+        if first.hasPrefix("-") {
+            throw UsageError("unknown option \(TerminalText.sanitize(first)) before a command\(Suggestion.clause(for: first, among: ["--help", "--version"])) (xcfleet --help lists the commands)")
+        }
+        let suggestion = Suggestion.clause(for: first, among: topLevel + ["help", "version"])
+        throw UsageError("unknown command '\(TerminalText.sanitize(first))'\(suggestion) (xcfleet --help lists them)")
+    }
+
+    /// The message for `xcfleet GROUP` with a missing or unknown subcommand.
+    static func unknownSubcommand(_ group: String, _ word: String?) -> String {
+        let subs = groups.first { $0.name == group }?.commands.map { $0.path.dropFirst().joined(separator: " ") } ?? []
+        let what = word.map { "unknown subcommand '\(TerminalText.sanitize($0))' for 'xcfleet \(group)'\(Suggestion.clause(for: $0, among: subs))" }
+            ?? "'xcfleet \(group)' needs a subcommand"
+        return "\(what) (subcommands: \(subs.joined(separator: ", ")); see xcfleet \(group) --help)"
     }
 
     /// First words that group subcommands (`plan`, `hosts`), with their subcommands.

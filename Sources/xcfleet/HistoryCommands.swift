@@ -3,13 +3,11 @@ import XCFleetKit
 
 // `xcfleet history`, `xcfleet history import`, `xcfleet flaky`, and the run's history hooks.
 
-let historyOptions: Set<String> = ["runs", "history-db", "history-url"]
-
 /// Where the history lives for these arguments (nil: off).
 func historyRecorder(_ args: Arguments, deadline: Double? = nil) -> HistoryRecorder? {
-    let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
-    guard let location = HistoryLocation.resolve(noHistory: args.flags.contains("no-history"), url: args.options["history-url"],
-                                                 database: args.options["history-db"], runsDirectory: runs) else { return nil }
+    let runs = URL(fileURLWithPath: args.string("runs") ?? ".xcfleet/runs")
+    guard let location = HistoryLocation.resolve(noHistory: args.flag("no-history"), url: args.string("history-url"),
+                                                 database: args.string("history-db"), runsDirectory: runs) else { return nil }
     var options = HistoryDatabase.Options()
     // XCFLEET_HISTORY_TIMEOUT bounds every history step (default 30 s; tests make it short).
     let limit = ProcessInfo.processInfo.environment["XCFLEET_HISTORY_TIMEOUT"].flatMap(Double.init) ?? deadline ?? 30
@@ -23,67 +21,64 @@ func historyNote(_ line: String) {
     FileHandle.standardError.write(Data("xcfleet: \(line)\n".utf8))
 }
 
-func historyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    if argv.first == "import" {
-        let args = try Arguments(argv.dropFirst(), spec: spec("history", "import"))
-        guard !args.positionals.isEmpty else { throw UsageError("usage: xcfleet history import RUN_DIR…") }
-        guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
-        let store = try await openHistory(recorder)
-        var failed = 0
-        for path in args.positionals {
-            do {
-                let record = try await HistoryRecorder.load(runDirectory: URL(fileURLWithPath: path))
-                try await recorder.within { try await store.record(record) }
-                print("\(path): recorded run \(record.runID) (\(record.testCount) test results)")
-            } catch {
-                failed += 1
-                historyNote("\(path): not imported — \(error)")
-            }
+func historyImportCommand(_ args: Arguments) async throws -> Int32 {
+    guard !args.positionals.isEmpty else { throw UsageError("history import needs RUN_DIR… (see xcfleet history import --help)") }
+    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to import)") }
+    let store = try await openHistory(recorder)
+    var failed = 0
+    for path in args.positionals {
+        do {
+            let record = try await HistoryRecorder.load(runDirectory: URL(fileURLWithPath: path))
+            try await recorder.within { try await store.record(record) }
+            print("\(path): recorded run \(record.runID) (\(record.testCount) test results)")
+        } catch {
+            failed += 1
+            historyNote("\(path): not imported — \(UserFacingErrors.message(error))")
         }
-        await store.close()
-        return failed == 0 ? 0 : Verdict.ExitCode.usage
     }
-    let args = try Arguments(argv, spec: spec("history"))
-    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
-    let limit = try args.options["limit"].map { v -> Int in
-        guard let n = Int(v), n > 0 else { throw UsageError("--limit needs a positive number") }
-        return n
-    } ?? 20
+    await store.close()
+    return failed == 0 ? 0 : Verdict.ExitCode.usage
+}
+
+func historyCommand(_ args: Arguments) async throws -> Int32 {
+    if let word = args.positionals.first {
+        let suggestion = Suggestion.clause(for: word, among: ["import"])
+        throw UsageError("history takes no arguments (got '\(TerminalText.sanitize(word))')\(suggestion) (see xcfleet history --help)")
+    }
+    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to list runs)") }
+    let limit = args.int("limit") ?? 20
     let store = try await openHistory(recorder)
     let runs = try await recorder.within { try await store.runs(limit: limit) }
     await store.close()
-    if args.flags.contains("json") {
+    if args.flag("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         print(String(decoding: try encoder.encode(runs), as: UTF8.self))
     } else {
-        print(HistoryListing.format(runs, location: recorder.location, compare: args.flags.contains("compare")))
+        print(HistoryListing.format(runs, location: recorder.location, compare: args.flag("compare")))
     }
     return 0
 }
 
-func flakyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, spec: spec("flaky"))
-    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
-    let days = try args.options["days"].map { v -> Int in
-        guard let n = Int(v), n > 0 else { throw UsageError("--days needs a positive number of days") }
-        return n
-    } ?? 30
+func flakyCommand(_ args: Arguments) async throws -> Int32 {
+    guard args.positionals.isEmpty else { throw UsageError("flaky takes no arguments (see xcfleet flaky --help)") }
+    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to list flaky tests)") }
+    let days = args.int("days") ?? 30
     let store = try await openHistory(recorder)
     let since = Date().timeIntervalSince1970 - Double(days) * 86_400
     let rows = try await recorder.within { try await store.flakyCandidates(since: since) }
     await store.close()
     let tests = FlakyAnalysis.analyze(rows)
-    if args.flags.contains("suggest") {
+    if args.flag("suggest") {
         // Entries already in a quarantine file are not suggested again (an expired one is an error, as in `run`).
-        let quarantined = try args.options["quarantine"].map { path -> [QuarantineEntry] in
+        let quarantined = try args.string("quarantine").map { path -> [QuarantineEntry] in
             guard FileManager.default.fileExists(atPath: path) else {
                 throw UsageError("--quarantine \(TerminalText.sanitize(path)): no such file (give a quarantine file, or leave the option out)")
             }
             return try QuarantineLoader.load(path: path, suites: nil).quarantine.entries
         } ?? []
-        print(QuarantineSuggestion.json(for: tests, minimumRate: args.options["min-rate"].flatMap(Double.init) ?? 0.02, now: Date(), quarantined: quarantined))
-    } else if args.flags.contains("json") {
+        print(QuarantineSuggestion.json(for: tests, minimumRate: args.double("min-rate") ?? 0.02, now: Date(), quarantined: quarantined))
+    } else if args.flag("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         print(String(decoding: try encoder.encode(tests), as: UTF8.self))
@@ -95,11 +90,19 @@ func flakyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
 
 func openHistory(_ recorder: HistoryRecorder) async throws -> HistoryDatabase {
     do { return try await recorder.open() } catch {
-        throw HistoryCommandError(description: "history: \(error)")
+        throw HistoryCommandError(cause: error)
     }
 }
 
-struct HistoryCommandError: Error, CustomStringConvertible { var description: String }
+/// The history could not be opened: an infrastructure failure (exit 3) that names the cause.
+struct HistoryCommandError: UserFacingError {
+    var cause: any Error
+    var userMessage: String {
+        let text = UserFacingErrors.message(cause)
+        return text.hasPrefix("history") ? text : "history: \(text)"
+    }
+    var exitCode: Int32 { Verdict.ExitCode.infrastructure }
+}
 
 /// `hosts check`: each host's record from the history, under the live checks.
 func printHostHistory(_ fleet: Fleet, recorder: HistoryRecorder) async {

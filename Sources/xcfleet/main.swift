@@ -4,46 +4,31 @@ import XCFleetKit
 import Glibc
 #endif
 
-// xcfleet's entry point. Turning errors into one-line messages and exit codes happens here only.
+// xcfleet's entry point. Turning errors into one-line messages and exit codes happens here only:
+// `main`'s catch, through `UserFacingErrors.report` (each error type says its message and code).
 
 /// `xcfleet --help`; each command's own help comes from `CommandTable`.
 let usage = CommandTable.overview
-
-/// The table entry of a command `main` dispatches (the table is the single source of its options).
-func spec(_ path: String...) -> CommandSpec {
-    guard let spec = CommandTable.commands.first(where: { $0.path == path }) else {
-        preconditionFailure("no CommandTable entry for \(path)") // a programming error, never user input
-    }
-    return spec
-}
-
-enum Exit {
-    static func fail(_ message: String, code: Int32) -> Never {
-        TerminalOutput.printErr("xcfleet: \(message)")
-        exit(code)
-    }
-}
 
 func loadPlan(_ path: String) throws -> TestPlan {
     try PlanLoader.load(path: path, knownTemplates: TemplateInfo.names)
 }
 
 func locateRoot(_ args: Arguments) throws -> TemplateRoot {
-    try TemplateRoot.locate(explicit: args.options["templates"])
+    try TemplateRoot.locate(explicit: args.string("templates"))
 }
 
-func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, spec: spec("run"))
+func runCommand(_ args: Arguments) async throws -> Int32 {
     guard args.positionals.count == 1 else { throw UsageError("run needs exactly one PLAN file (see xcfleet run --help)") }
-    if let id = args.options["run-id"], let problem = RunID.problem(id) {
+    if let id = args.string("run-id"), let problem = RunID.problem(id) {
         throw UsageError("--run-id '\(id)' \(problem) (it names the run directory under --runs; see xcfleet run --help)")
     }
     let plan = try loadPlan(args.positionals[0])
     let quarantine = try loadQuarantine(args, plan: plan)
-    let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
+    let fleet = try args.string("fleet").map { try FleetLoader.load(path: $0) } ?? .local
     let root = try locateRoot(args)
-    let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
-    var history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
+    let runs = URL(fileURLWithPath: args.string("runs") ?? ".xcfleet/runs")
+    var history = try args.string("history").map { try DurationHistory(contentsOf: $0) }
     let recorder = historyRecorder(args)
     var readable = recorder // nil once the history failed to answer: the report's trends do not ask again
     if history == nil, let recorder {
@@ -52,8 +37,8 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         if let note { historyNote(note); readable = nil }
     }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
-                                  forceMutants: args.flags.contains("mutants"), history: history)
-    if let id = args.options["run-id"] { config.runID = id; config.pickNewRunIDIfTaken = false }
+                                  forceMutants: args.flag("mutants"), history: history)
+    if let id = args.string("run-id") { config.runID = id; config.pickNewRunIDIfTaken = false }
     config.quarantine = quarantine
     if let recorder {
         let (held, note) = await recorder.hostsToSetAside(fleet)
@@ -67,8 +52,8 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         return context
     }
     let runner = try Runner(config: config)
-    let json = args.flags.contains("json")
-    let verbosity: Verbosity = args.flags.contains("quiet") || json ? .quiet : args.flags.contains("verbose") ? .verbose : .normal
+    let json = args.flag("json")
+    let verbosity: Verbosity = args.flag("quiet") || json ? .quiet : args.flag("verbose") ? .verbose : .normal
     let console = ConsoleProgress(verbosity: verbosity, history: history)
     runner.observe { console.handle($0) }
     Signals.install(onFirst: { runner.interrupt() }, say: { console.announce($0) })
@@ -101,12 +86,12 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
 /// `--quarantine FILE` (must exist), else `quarantine.json` beside the plan when it exists;
 /// `--no-quarantine`: none. Warnings (entries for suites the plan lacks) go to stderr.
 func loadQuarantine(_ args: Arguments, plan: TestPlan) throws -> Quarantine? {
-    if args.flags.contains("no-quarantine") {
-        if args.options["quarantine"] != nil { throw UsageError("--quarantine and --no-quarantine contradict each other; give one of them") }
+    if args.flag("no-quarantine") {
+        if args.string("quarantine") != nil { throw UsageError("--quarantine and --no-quarantine contradict each other; give one of them") }
         return nil
     }
     let path: String
-    if let explicit = args.options["quarantine"] {
+    if let explicit = args.string("quarantine") {
         guard FileManager.default.fileExists(atPath: explicit) else {
             throw UsageError("--quarantine \(TerminalText.sanitize(explicit)): no such file (give a quarantine file, or leave the option out; see xcfleet run --help)")
         }
@@ -171,16 +156,14 @@ struct RunSummaryJSON: Encodable {
     }
 }
 
-func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    guard argv.first == "check" else { throw UsageError(unknownSubcommand("plan", argv.first)) }
-    let args = try Arguments(argv.dropFirst(), spec: spec("plan", "check"))
+func planCheckCommand(_ args: Arguments) throws -> Int32 {
     guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file (see xcfleet plan check --help)") }
     for path in args.positionals {
         let plan = try loadPlan(path)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
               plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
         if let quarantine = try loadQuarantine(args, plan: plan) {
-            let file = args.options["quarantine"] ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
+            let file = args.string("quarantine") ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
             let next = quarantine.entries.min { $0.expires < $1.expires }
             TerminalOutput.printOut([ConsoleLine("\(file): ok — \(quarantine.entries.count) quarantined test\(quarantine.entries.count == 1 ? "" : "s")" +
                 (next.map { ", first to expire: \($0.suite) \($0.test) on \($0.expires) (owner \($0.owner))" } ?? ""))])
@@ -189,13 +172,12 @@ func planCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     return 0
 }
 
-func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    let args = try Arguments(argv, spec: spec("render"))
-    guard args.positionals.count == 1, let out = args.options["out"] else { throw UsageError("render needs one PLAN and --out DIR (see xcfleet render --help)") }
+func renderCommand(_ args: Arguments) throws -> Int32 {
+    guard args.positionals.count == 1, let out = args.string("out") else { throw UsageError("render needs one PLAN and --out DIR (see xcfleet render --help)") }
     let plan = try loadPlan(args.positionals[0])
     let root = try locateRoot(args)
     let renderer = Renderer(root: root)
-    let mutant = try args.options["mutant"].map { id -> MutantSpec in
+    let mutant = try args.string("mutant").map { id -> MutantSpec in
         guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants (see xcfleet render --help)") }
         return m
     }
@@ -209,17 +191,16 @@ func renderCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     return 0
 }
 
-func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    let args = try Arguments(argv, spec: spec("report"))
+func reportCommand(_ args: Arguments) throws -> Int32 {
     guard args.positionals.count == 1 else { throw UsageError("report needs one RUN_DIR (see xcfleet report --help)") }
     let dir = URL(fileURLWithPath: args.positionals[0])
     let report = try ReportWriter.rebuild(runDirectory: dir)
     try ReportWriter.writeAll(report, to: dir)
-    if let other = args.options["compare"] {
+    if let other = args.string("compare") {
         let base = try ReportWriter.rebuild(runDirectory: URL(fileURLWithPath: other))
         TerminalOutput.printOut(try ReportWriter.writeComparison(base: base, head: report, to: dir))
     }
-    if args.flags.contains("json") {
+    if args.flag("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         TerminalOutput.printJSON(try encoder.encode(RunSummaryJSON(report: report, runDirectory: dir.path)))
@@ -230,11 +211,10 @@ func reportCommand(_ argv: ArraySlice<String>) throws -> Int32 {
     return report.exitCode
 }
 
-func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    let args = try Arguments(argv, spec: spec("parse"))
+func parseCommand(_ args: Arguments) async throws -> Int32 {
     guard args.positionals.count <= 1 else { throw UsageError("parse reads one LOG (or - for stdin) (see xcfleet parse --help)") }
     let cwd = FileManager.default.currentDirectoryPath
-    let roots = try (args.repeated["source-root"] ?? []).map { arg -> LocationMapper.SourceRoot in
+    let roots = try (args.strings("source-root")).map { arg -> LocationMapper.SourceRoot in
         guard let root = LogParse.sourceRoot(argument: arg, currentDirectory: cwd) else {
             throw UsageError("--source-root \(arg): give HOST_PREFIX=REPO_DIR, an absolute path as the log prints it and a folder here (e.g. --source-root /Users/runner/work/app/app=.; see xcfleet parse --help)")
         }
@@ -249,17 +229,17 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     } else {
         input = FileHandle.standardInput
     }
-    let quarantine = try args.options["quarantine"].map { path -> Quarantine in
+    let quarantine = try args.string("quarantine").map { path -> Quarantine in
         let loaded = try QuarantineLoader.load(path: path, suites: nil)
         // A log has one suite ("log"): every entry applies to it.
         return Quarantine(entries: loaded.quarantine.entries.map { var e = $0; e.suite = "log"; return e })
     }
-    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots, allowFlaky: args.flags.contains("allow-flaky"),
+    let report = await LogParse.report(reading: input, name: name, sourceRoots: roots, allowFlaky: args.flag("allow-flaky"),
                                        quarantine: quarantine)
-    if let junit = args.options["junit"] {
+    if let junit = args.string("junit") {
         try ReportWriter.junit(report).write(to: URL(fileURLWithPath: junit))
     }
-    let json = args.flags.contains("json")
+    let json = args.flag("json")
     if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true" {
         // With --json, stdout holds the one JSON document: annotations go to stderr (as for `run --json`).
         for line in GitHubAnnotations.lines(report) {
@@ -276,22 +256,20 @@ func parseCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     return report.exitCode
 }
 
-func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
-    if argv.first == "clean" {
-        let args = try Arguments(argv.dropFirst(), spec: spec("hosts", "clean"))
-        guard args.positionals.isEmpty else { throw UsageError("hosts clean takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts clean --help)") }
-        let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
-        let results = await HostCacheCleaner.clean(fleet.hosts)
-        for r in results { TerminalOutput.printOut([ConsoleLine(HostCacheCleaner.format(r))]) }
-        return results.allSatisfy { $0.problem == nil } ? 0 : Verdict.ExitCode.infrastructure
-    }
-    guard argv.first == "check" else { throw UsageError(unknownSubcommand("hosts", argv.first)) }
-    let args = try Arguments(argv.dropFirst(), spec: spec("hosts", "check"))
+func hostsCleanCommand(_ args: Arguments) async throws -> Int32 {
+    guard args.positionals.isEmpty else { throw UsageError("hosts clean takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts clean --help)") }
+    let fleet = try args.string("fleet").map { try FleetLoader.load(path: $0) } ?? .local
+    let results = await HostCacheCleaner.clean(fleet.hosts)
+    for r in results { TerminalOutput.printOut([ConsoleLine(HostCacheCleaner.format(r))]) }
+    return results.allSatisfy { $0.problem == nil } ? 0 : Verdict.ExitCode.infrastructure
+}
+
+func hostsCheckCommand(_ args: Arguments) async throws -> Int32 {
     guard args.positionals.isEmpty else { throw UsageError("hosts check takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts check --help)") }
-    let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
+    let fleet = try args.string("fleet").map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults,
                                           minimumFreeBytes: fleet.minFreeDiskBytes ?? HostProbe.defaultMinimumFreeBytes)
-    if args.flags.contains("json") {
+    if args.flag("json") {
         print(HostChecker.json(results))
     } else {
         for r in results { TerminalOutput.printOut(HostChecker.format(r).split(separator: "\n").map { ConsoleLine(String($0)) }) }
@@ -300,15 +278,7 @@ func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 
-/// The message for `xcfleet GROUP` with a missing or unknown subcommand.
-func unknownSubcommand(_ group: String, _ word: String?) -> String {
-    let subs = CommandTable.groups.first { $0.name == group }?.commands.map { $0.path.dropFirst().joined(separator: " ") } ?? []
-    let what = word.map { "unknown subcommand '\($0)' for 'xcfleet \(group)'" } ?? "'xcfleet \(group)' needs a subcommand"
-    return "\(what): \(subs.joined(separator: ", ")) (see xcfleet \(group) --help)"
-}
-
-func completionCommand(_ argv: ArraySlice<String>) throws -> Int32 {
-    let args = try Arguments(argv, spec: spec("completion"))
+func completionCommand(_ args: Arguments) throws -> Int32 {
     guard args.positionals.count == 1, let script = CompletionScript.script(for: args.positionals[0]) else {
         throw UsageError("completion needs one SHELL: \(CompletionScript.shells.joined(separator: ", ")) (see xcfleet completion --help)")
     }
@@ -317,14 +287,15 @@ func completionCommand(_ argv: ArraySlice<String>) throws -> Int32 {
 }
 
 /// `xcfleet CMD --help` / `-h` and `xcfleet help [CMD]`, for every command in the table; nil when
-/// `argv` asks for no help (or names a command the table does not know: its own code answers).
+/// `argv` asks for no help (or names a command the table does not know: dispatch then says so).
 func help(_ argv: ArraySlice<String>) throws -> String? {
     if argv.first == "help" {
         let rest = argv.dropFirst()
         guard let first = rest.first else { return usage }
         if let spec = CommandTable.find(rest) { return spec.help }
         if let group = CommandTable.groupHelp(first) { return group }
-        throw UsageError("no help for '\(rest.joined(separator: " "))' (xcfleet --help lists the commands)")
+        let suggestion = Suggestion.clause(for: first, among: CommandTable.topLevel)
+        throw UsageError("no help for '\(TerminalText.sanitize(rest.joined(separator: " ")))'\(suggestion) (xcfleet --help lists the commands)")
     }
     guard let first = argv.first, !first.hasPrefix("-"), CommandTable.wantsHelp(argv) else { return nil }
     if let spec = CommandTable.find(argv) { return spec.help }
@@ -339,39 +310,19 @@ func main() async -> Int32 {
             return 0
         }
         switch argv.first {
-        case "completion": return try completionCommand(argv.dropFirst())
-        case "run": return try await runCommand(argv.dropFirst())
-        case "plan": return try planCommand(argv.dropFirst())
-        case "render": return try renderCommand(argv.dropFirst())
-        case "report": return try reportCommand(argv.dropFirst())
-        case "parse": return try await parseCommand(argv.dropFirst())
-        case "hosts": return try await hostsCommand(argv.dropFirst())
-        case "history": return try await historyCommand(argv.dropFirst())
-        case "flaky": return try await flakyCommand(argv.dropFirst())
         case "--version", "version": print("xcfleet \(XCFleet.version)"); return 0
         case "--help", "-h", "help", nil: print(usage); return argv.first == nil ? Verdict.ExitCode.usage : 0
-        case let other?: throw UsageError("unknown command '\(other)' (xcfleet --help lists them)")
+        default: break
         }
-    } catch let error as UsageError {
-        Exit.fail(error.description, code: Verdict.ExitCode.usage)
-    } catch let error as PlanValidationError {
-        TerminalOutput.printErr(error.description)
-        return Verdict.ExitCode.usage
-    } catch let error as RenderError {
-        Exit.fail(error.description, code: Verdict.ExitCode.usage)
-    } catch let error as EventLogError {
-        Exit.fail(error.description, code: Verdict.ExitCode.usage)
-    } catch let error as DurationHistoryError {
-        // A bad --history file is bad input, not an infrastructure failure.
-        Exit.fail(error.errorDescription ?? "history: unusable", code: Verdict.ExitCode.usage)
-    } catch let error as HistoryCommandError {
-        Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
-    } catch let error as SafePathError {
-        Exit.fail(error.description, code: Verdict.ExitCode.usage)
-    } catch let error as RemoteShellError {
-        Exit.fail(error.description, code: Verdict.ExitCode.infrastructure)
+        // One table: the words name the spec, the spec's options parse the rest, the spec runs it.
+        let spec = try CommandTable.resolve(argv)
+        let args = try Arguments(argv.dropFirst(spec.path.count), spec: spec)
+        return try await spec.run(args)
     } catch {
-        Exit.fail("\(error)", code: Verdict.ExitCode.infrastructure)
+        // The one place errors become text and exit codes (UserFacingErrors.report).
+        let (message, code) = UserFacingErrors.report(error)
+        TerminalOutput.printErr(message)
+        return code
     }
 }
 

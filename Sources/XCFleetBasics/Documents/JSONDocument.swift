@@ -537,3 +537,8 @@ private struct JSONParser {
         return nil
     }
 }
+
+extension JSONSyntaxError: UserFacingError {
+    public var userMessage: String { "JSON syntax error at \(description); fix the document there" }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
+}

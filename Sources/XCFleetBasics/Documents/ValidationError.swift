@@ -49,3 +49,10 @@ public typealias PlanValidationError = ValidationError
 /// Fleet loading reports through the shared validation types.
 public typealias FleetProblem = ValidationProblem
 public typealias FleetValidationError = ValidationError
+
+extension ValidationError: UserFacingError {
+    /// Every problem, one `file:line:col: path: what to fix` line each (printed as is).
+    public var userMessage: String { description }
+    public var linesNameTheirPlace: Bool { true }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
+}

@@ -96,3 +96,8 @@ public struct InputFileError: Error, CustomStringConvertible, LocalizedError, Eq
 private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(fd, buffer, count)
 }
+
+extension InputFileError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
+}

@@ -142,3 +142,8 @@ public struct SafePathError: Error, CustomStringConvertible, Equatable {
         self.exists = exists
     }
 }
+
+extension SafePathError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// One simulator from `xcrun simctl list devices available -j`.
 public struct SimDevice: Equatable, Sendable {
@@ -161,4 +162,9 @@ public struct SimctlJSONError: Error, Equatable, Sendable, CustomStringConvertib
     public var head: String
 
     public var description: String { "\(what) -j did not print the expected JSON (\(detail)); output began: \(head)" }
+}
+
+extension SimctlJSONError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 
 /// The `xcresulttool` commands that read a result bundle, and the parsing of their JSON into
@@ -335,4 +336,9 @@ public struct XCResultError: Error, Equatable, Sendable, CustomStringConvertible
         self.what = what
         self.detail = detail
     }
+}
+
+extension XCResultError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
 }

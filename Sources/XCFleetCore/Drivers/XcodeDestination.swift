@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 
 /// A plan's Apple destination (`SuiteSpec.destination`), parsed from xcodebuild's
@@ -123,4 +124,9 @@ public struct XcodeDestinationError: Error, Equatable, Sendable, CustomStringCon
         self.destination = destination
         self.problem = problem
     }
+}
+
+extension XcodeDestinationError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
 }

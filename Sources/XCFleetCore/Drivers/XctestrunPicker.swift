@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// Chooses the `.xctestrun` file that `xcodebuild build-for-testing` wrote into
 /// `<DerivedData>/Build/Products`, from a directory listing. Pure.
@@ -94,4 +95,9 @@ public struct XctestrunError: Error, Equatable, Sendable, CustomStringConvertibl
         let found = candidates.isEmpty ? "none there" : "found only: " + shown.joined(separator: ", ") + (candidates.count > 10 ? ", …" : "")
         return "no .xctestrun for \(sdks.joined(separator: "/")) in \(productsPath) (\(found)); build-for-testing did not produce one for this destination"
     }
+}
+
+extension XctestrunError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
 }

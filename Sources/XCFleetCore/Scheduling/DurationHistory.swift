@@ -86,3 +86,9 @@ public enum DurationHistoryError: Error, Equatable, LocalizedError {
         }
     }
 }
+
+extension DurationHistoryError: UserFacingError {
+    // A bad --history file is bad input, not an infrastructure failure.
+    public var userMessage: String { errorDescription ?? "history: unusable file" }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
+}

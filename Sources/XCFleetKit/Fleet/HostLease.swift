@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -314,3 +315,7 @@ public actor HostLeaseManager {
     }
 }
 
+extension HostLeaseError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// A provisioner command failed for one host, or printed something unusable.
 public struct ProvisionError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -31,4 +32,9 @@ public struct ProvisionError: Error, Equatable, Sendable, CustomStringConvertibl
                 ? "'" + arg.replacingOccurrences(of: "'", with: "'\\''") + "'" : arg
         }.joined(separator: " ")
     }
+}
+
+extension ProvisionError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
 }

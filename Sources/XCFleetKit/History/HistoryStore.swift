@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 import XCFleetCore
 
@@ -44,4 +45,9 @@ public struct HistoryError: Error, CustomStringConvertible, Equatable {
         case .readOnly, .other: self.init(.other, error.message)
         }
     }
+}
+
+extension HistoryError: UserFacingError {
+    public var userMessage: String { "history: \(message)" }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// One value bound to or read from a statement. The history schema only uses these four.
 public enum SQLValue: Equatable, Sendable {
@@ -93,4 +94,9 @@ public struct SQLError: Error, CustomStringConvertible, Equatable {
         self.message = message.split(whereSeparator: \.isNewline).first.map(String.init) ?? message
     }
     public var description: String { message }
+}
+
+extension SQLError: UserFacingError {
+    public var userMessage: String { "history database: \(message)" }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
 }

@@ -126,3 +126,8 @@ public enum EventLogError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension EventLogError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 
 /// Writes a POSIX ustar archive as a stream of chunks: directories and regular files with
@@ -167,4 +168,10 @@ public struct TarWriter: Sendable {
         let r = count % 512
         return r == 0 ? [] : [UInt8](repeating: 0, count: 512 - r)
     }
+}
+
+extension TarWriter.TarError: UserFacingError {
+    // A workspace entry comes from the templates or the plan: input to fix.
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
 }

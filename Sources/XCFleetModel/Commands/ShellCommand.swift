@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 /// Which stream a chunk of command output came from.
 public enum OutputStreamKind: String, Codable, Sendable {
@@ -85,3 +86,7 @@ public struct RemoteShellError: Error, Equatable, Sendable, CustomStringConverti
     public var description: String { "\(host): \(kind.rawValue): \(message)" }
 }
 
+extension RemoteShellError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.infrastructure }
+}

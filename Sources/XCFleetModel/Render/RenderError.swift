@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 
 public enum RenderError: Error, Equatable, CustomStringConvertible {
     case templatesNotFound(tried: [String])
@@ -27,4 +28,9 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
             return "mutant \(mutant) does not apply: the text of edits[\(edit)].find occurs more than once in \(file) \(shown); it must occur exactly once (make it longer)"
         }
     }
+}
+
+extension RenderError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
 }

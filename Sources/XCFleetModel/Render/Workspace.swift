@@ -79,3 +79,8 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension WorkspaceError: UserFacingError {
+    public var userMessage: String { description }
+    public var exitCode: Int32 { UserFacingErrors.ExitCode.usage }
+}
