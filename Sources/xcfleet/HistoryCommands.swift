@@ -5,16 +5,32 @@ import XCFleetKit
 
 let historyOptions: Set<String> = ["runs", "history-db", "history-url"]
 
-/// Where the history lives for these arguments (nil: off).
-func historyRecorder(_ args: Arguments, deadline: Double? = nil) -> HistoryRecorder? {
+/// Where the history lives for these arguments (nil: off). A URL that is not `postgresql://`, or a
+/// password file others can read, is bad input (`HistoryLocationError`, exit 2); a password given
+/// in `--history-url` is a warning, since every user of the machine can read it in `ps`.
+func historyRecorder(_ args: Arguments, deadline: Double? = nil) throws -> HistoryRecorder? {
     let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
-    guard let location = HistoryLocation.resolve(noHistory: args.flags.contains("no-history"), url: args.options["history-url"],
-                                                 database: args.options["history-db"], runsDirectory: runs) else { return nil }
+    let environment = ProcessInfo.processInfo.environment
+    guard let location = try HistoryLocation.resolve(noHistory: args.flags.contains("no-history"), url: args.options["history-url"],
+                                                     database: args.options["history-db"], runsDirectory: runs,
+                                                     environment: environment) else { return nil }
+    if let url = args.options["history-url"], HistoryLocation.hasPassword(url) {
+        TerminalOutput.printErr("xcfleet: warning: --history-url holds a password, which other users can read in ps; give it in XCFLEET_HISTORY_URL or a password file (XCFLEET_HISTORY_PASSFILE, PGPASSFILE or ~/.pgpass) instead")
+    }
     var options = HistoryDatabase.Options()
     // XCFLEET_HISTORY_TIMEOUT bounds every history step (default 30 s; tests make it short).
-    let limit = ProcessInfo.processInfo.environment["XCFLEET_HISTORY_TIMEOUT"].flatMap(Double.init) ?? deadline ?? 30
+    let limit = environment["XCFLEET_HISTORY_TIMEOUT"].flatMap(Double.init) ?? deadline ?? 30
     options.busyTimeout = min(options.busyTimeout, max(0.1, limit / 4))
     options.connectTimeout = max(2, min(options.connectTimeout, Int(limit)))
+    if case .postgres = location {
+        // libpq reads ~/.pgpass by itself; a named file is checked here so a loose mode is an error, not a silent skip.
+        for variable in ["XCFLEET_HISTORY_PASSFILE", "PGPASSFILE"] {
+            guard let path = environment[variable], !path.isEmpty else { continue }
+            if let problem = HistoryLocation.passfileProblem(path, variable: variable) { throw HistoryLocationError(TerminalText.sanitize(problem)) }
+            options.passfile = path
+            break
+        }
+    }
     let pending: URL? = if case .postgres = location { HistoryLocation.pendingFile(runsDirectory: runs) } else { nil }
     return HistoryRecorder(location: location, pendingFile: pending, options: options, deadline: limit)
 }
@@ -27,7 +43,7 @@ func historyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     if argv.first == "import" {
         let args = try Arguments(argv.dropFirst(), spec: spec("history", "import"))
         guard !args.positionals.isEmpty else { throw UsageError("usage: xcfleet history import RUN_DIR…") }
-        guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
+        guard let recorder = try historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
         let store = try await openHistory(recorder)
         var failed = 0
         for path in args.positionals {
@@ -44,7 +60,7 @@ func historyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         return failed == 0 ? 0 : Verdict.ExitCode.usage
     }
     let args = try Arguments(argv, spec: spec("history"))
-    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
+    guard let recorder = try historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
     let limit = try args.options["limit"].map { v -> Int in
         guard let n = Int(v), n > 0 else { throw UsageError("--limit needs a positive number") }
         return n
@@ -64,7 +80,7 @@ func historyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
 
 func flakyCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let args = try Arguments(argv, spec: spec("flaky"))
-    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
+    guard let recorder = try historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY)") }
     let days = try args.options["days"].map { v -> Int in
         guard let n = Int(v), n > 0 else { throw UsageError("--days needs a positive number of days") }
         return n

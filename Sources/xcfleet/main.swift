@@ -44,7 +44,7 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let root = try locateRoot(args)
     let runs = URL(fileURLWithPath: args.options["runs"] ?? ".xcfleet/runs")
     var history = try args.options["history"].map { try DurationHistory(contentsOf: $0) }
-    let recorder = historyRecorder(args)
+    let recorder = try historyRecorder(args)
     var readable = recorder // nil once the history failed to answer: the report's trends do not ask again
     if history == nil, let recorder {
         let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name }, hosts: fleet.hosts.map(\.name))
@@ -291,7 +291,7 @@ func hostsCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
     let fleet = try args.options["fleet"].map { try FleetLoader.load(path: $0) } ?? .local
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults)
     for r in results { TerminalOutput.printOut([ConsoleLine(HostChecker.format(r))]) }
-    if let recorder = historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
+    if let recorder = try historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }
 
@@ -356,6 +356,8 @@ func main() async -> Int32 {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
     } catch let error as EventLogError {
         Exit.fail(error.description, code: Verdict.ExitCode.usage)
+    } catch let error as HistoryLocationError {
+        Exit.fail("history: " + error.description, code: Verdict.ExitCode.usage)
     } catch let error as DurationHistoryError {
         // A bad --history file is bad input, not an infrastructure failure.
         Exit.fail(error.errorDescription ?? "history: unusable", code: Verdict.ExitCode.usage)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one `HistoryStore` implementation: the same schema and the same SQL on either backend
 /// (`SQLiteConnection`, `PostgresConnection`). Every database call runs on the store's own serial
@@ -14,6 +17,8 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
         public var connectTimeout: Int = 5
         /// PostgreSQL statement timeout.
         public var statementTimeout: Double = 20
+        /// A libpq password file (`host:port:db:user:password` lines) for a URL without a password.
+        public var passfile: String?
         public init() {}
     }
 
@@ -345,11 +350,22 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
     private func connect() throws -> any SQLConnection {
         switch location {
         case .sqlite(let path):
+            // Nothing is created or written before the file is known to be the user's own and ours.
+            if let problem = Self.sqliteFileProblem(path) { throw HistoryError(.foreign, problem) }
             let dir = (path as NSString).deletingLastPathComponent
             if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-            return try SQLiteConnection(path: path, busyTimeout: options.busyTimeout)
+            let c = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout, journalMode: nil)
+            do {
+                try refuseForeign(c)
+                try c.useWriteAheadLog()
+            } catch {
+                c.close()
+                throw error
+            }
+            return c
         case .postgres(let url):
-            return try PostgresConnection(url: url, connectTimeout: options.connectTimeout, statementTimeout: options.statementTimeout)
+            return try PostgresConnection(url: url, connectTimeout: options.connectTimeout, statementTimeout: options.statementTimeout,
+                                          passfile: options.passfile)
         }
     }
 
@@ -389,6 +405,51 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                 attempt += 1
             }
         }
+    }
+
+    /// A read-only look before anything is written (SQLite's WAL switch rewrites the header):
+    /// a database with other tables, or another application's `meta`, is not touched.
+    private func refuseForeign(_ c: any SQLConnection) throws {
+        let tables = try c.tableNames()
+        guard !tables.isEmpty else { return }
+        guard tables.contains("meta") else { throw foreign(tables) }
+        let application = try c.query("SELECT value FROM meta WHERE key = 'application'", []).first?.first?.string
+        guard application == HistorySchema.application else { throw foreign(tables) }
+    }
+
+    /// Why the SQLite history at `path` (and its `-wal`, `-shm`, `-journal` files) may not be used,
+    /// nil when it may: it must be a regular file, not a link, owned by this user and not writable
+    /// by others; its folder must not let others replace it (writable by others without the
+    /// sticky bit, or owned by another user than this one or root). A missing file is fine (it is
+    /// created); its folder is checked all the same.
+    static func sqliteFileProblem(_ path: String) -> String? {
+        let me = geteuid()
+        var st = stat()
+        let shown = TerminalText.sanitize(path)
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            guard lstat(file, &st) == 0 else {
+                if errno == ENOENT { continue }
+                return "\(TerminalText.sanitize(file)): \(String(cString: strerror(errno))); pass --history-db with a file you can read and write"
+            }
+            let name = TerminalText.sanitize(file)
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFLNK: return "\(name) is a symbolic link; xcfleet uses only a history file of its own, not a link — remove the link, or pass --history-db with the real file"
+            default: return "\(name) is not a regular file; move it away or pass --history-db FILE"
+            }
+            if st.st_uid != me { return "\(name) belongs to uid \(st.st_uid), not to you (uid \(me)), so its rows could be anyone's; move it away (or chown it) or pass --history-db with a file of your own" }
+            if st.st_mode & 0o002 != 0 { return "\(name) can be written by every user (mode \(String(st.st_mode & 0o777, radix: 8))), so its rows could be anyone's; chmod o-w \(name), or move it away" }
+        }
+        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        if stat(dir, &st) == 0 {
+            if st.st_mode & 0o002 != 0 && st.st_mode & UInt32(S_ISVTX) == 0 {
+                return "the folder of \(shown) can be written by every user (mode \(String(st.st_mode & 0o777, radix: 8)), no sticky bit), so anyone could replace the history; chmod o-w \(TerminalText.sanitize(dir)), or pass --history-db with a file in a folder of your own"
+            }
+            if st.st_uid != me && st.st_uid != 0 && st.st_mode & 0o022 != 0 {
+                return "the folder of \(shown) belongs to uid \(st.st_uid) and others can write to it; pass --history-db with a file in a folder of your own"
+            }
+        }
+        return nil
     }
 
     private func foreign(_ tables: [String]) -> HistoryError {
