@@ -390,7 +390,7 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                         throw foreign(tables)
                     }
                     if version > HistorySchema.currentVersion {
-                        throw HistoryError(.newerSchema, "\(location) has history schema version \(version), newer than this xcfleet understands (\(HistorySchema.currentVersion)); upgrade xcfleet or use another database")
+                        throw newerSchema(version)
                     }
                     guard version < HistorySchema.currentVersion else { return }
                     for step in version..<HistorySchema.currentVersion {
@@ -408,13 +408,15 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
     }
 
     /// A read-only look before anything is written (SQLite's WAL switch rewrites the header):
-    /// a database with other tables, or another application's `meta`, is not touched.
+    /// a database with other tables, another application's `meta`, or a newer schema is not touched.
     private func refuseForeign(_ c: any SQLConnection) throws {
         let tables = try c.tableNames()
         guard !tables.isEmpty else { return }
         guard tables.contains("meta") else { throw foreign(tables) }
-        let application = try c.query("SELECT value FROM meta WHERE key = 'application'", []).first?.first?.string
-        guard application == HistorySchema.application else { throw foreign(tables) }
+        let meta = try c.query("SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')", [])
+        let value = { (key: String) in meta.first { $0.first?.string == key }?.last?.string }
+        guard value("application") == HistorySchema.application else { throw foreign(tables) }
+        if let version = value("schema_version").flatMap({ Int($0) }), version > HistorySchema.currentVersion { throw newerSchema(version) }
     }
 
     /// Why the SQLite history at `path` (and its `-wal`, `-shm`, `-journal` files) may not be used,
@@ -450,6 +452,10 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    private func newerSchema(_ version: Int) -> HistoryError {
+        HistoryError(.newerSchema, "\(location) has history schema version \(version), newer than this xcfleet understands (\(HistorySchema.currentVersion)); upgrade xcfleet or use another database")
     }
 
     private func foreign(_ tables: [String]) -> HistoryError {

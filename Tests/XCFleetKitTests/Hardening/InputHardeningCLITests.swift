@@ -171,6 +171,15 @@ final class InputHardeningCLITests: XCTestCase {
         XCTAssertEqual(try sha(foreign), before, "the foreign database was written")
         XCTAssertFalse(fm.fileExists(atPath: foreign + "-wal") || fm.fileExists(atPath: foreign + "-shm"))
 
+        // A history of a newer xcfleet: refused as it is (WAL is switched on only after every check).
+        let newer = dir.appendingPathComponent("newer.sqlite").path
+        try FileManager.default.copyItem(atPath: TestPaths.packageRoot.appendingPathComponent("fuzz/corpus/historydb/newer-schema.sqlite").path, toPath: newer)
+        let newerBefore = try sha(newer)
+        r = try xcfleet(["history", "--history-db", newer])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("newer than this xcfleet"), r.stderr)
+        XCTAssertEqual(try sha(newer), newerBefore, "the newer database was written")
+
         // A dangling link at the default place: nothing is created at its target.
         try fm.createDirectory(at: dir.appendingPathComponent(".xcfleet"), withIntermediateDirectories: true)
         let target = dir.appendingPathComponent("elsewhere.sqlite").path
