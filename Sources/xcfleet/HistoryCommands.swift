@@ -26,7 +26,7 @@ func historyRecorder(_ args: Arguments, deadline: Double? = nil) throws -> Histo
         // libpq reads ~/.pgpass by itself; a named file is checked here so a loose mode is an error, not a silent skip.
         for variable in ["XCFLEET_HISTORY_PASSFILE", "PGPASSFILE"] {
             guard let path = environment[variable], !path.isEmpty else { continue }
-            if let problem = HistoryLocation.passfileProblem(path, variable: variable) { throw HistoryLocationError(TerminalText.sanitize(problem)) }
+            if let problem = HistoryDatabase.passfileProblem(path, variable: variable) { throw HistoryLocationError(TerminalText.sanitize(problem)) }
             options.passfile = path
             break
         }

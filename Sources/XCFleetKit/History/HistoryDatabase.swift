@@ -419,6 +419,20 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
         if let version = value("schema_version").flatMap({ Int($0) }), version > HistorySchema.currentVersion { throw newerSchema(version) }
     }
 
+    /// Why a password file (`XCFLEET_HISTORY_PASSFILE`, `PGPASSFILE`) may not be used, nil when
+    /// it may: like libpq, it must be a regular file that only its owner can read or write (0600),
+    /// and it must be the user's own.
+    public static func passfileProblem(_ path: String, variable: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return "\(variable) \(path): \(String(cString: strerror(errno))) (name an existing password file, host:port:db:user:password lines, mode 0600)" }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return "\(variable) \(path) is not a regular file (name a password file, host:port:db:user:password lines, mode 0600)" }
+        if st.st_uid != geteuid() { return "\(variable) \(path) belongs to uid \(st.st_uid), not to you (uid \(geteuid())); use a password file of your own" }
+        if st.st_mode & 0o077 != 0 {
+            return "\(variable) \(path) can be read or written by others (mode \(String(st.st_mode & 0o777, radix: 8))); chmod 600 \(path)"
+        }
+        return nil
+    }
+
     /// Why the SQLite history at `path` (and its `-wal`, `-shm`, `-journal` files) may not be used,
     /// nil when it may: it must be a regular file, not a link, owned by this user and not writable
     /// by others; its folder must not let others replace it (writable by others without the

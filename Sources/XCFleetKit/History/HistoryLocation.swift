@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where the history lives: the embedded SQLite file (default `.xcfleet/history.sqlite`, next to
 /// the runs directory), a PostgreSQL server (`--history-url` / `XCFLEET_HISTORY_URL`), or nowhere
@@ -33,8 +30,8 @@ public enum HistoryLocation: Equatable, Sendable, CustomStringConvertible {
         url.hasPrefix("postgresql://") || url.hasPrefix("postgres://")
     }
 
-    /// Why `url` is not a history URL (nil: it is one), safe to print: the value is shown with
-    /// its credentials replaced, and not at all when it is no URL (a libpq `key=value` string).
+    /// Why `url` is not a history URL (nil: it is one), safe to print: of the value it shows at
+    /// most the scheme (the rest, or a libpq `key=value` string, may hold a password).
     public static func urlProblem(_ url: String) -> String? {
         if isPostgres(url) { return nil }
         let fix = "give postgresql://USER@HOST:5432/DB (the password in XCFLEET_HISTORY_URL or a passfile), or name a SQLite file with --history-db FILE"
@@ -56,20 +53,6 @@ public enum HistoryLocation: Equatable, Sendable, CustomStringConvertible {
             for pair in url[url.index(after: q)...].split(separator: "&") where pair.lowercased().hasPrefix("password=") { return true }
         }
         return false
-    }
-
-    /// Why a password file (`XCFLEET_HISTORY_PASSFILE`, `PGPASSFILE`) may not be used, nil when
-    /// it may: like libpq, it must be a regular file that only its owner can read or write (0600),
-    /// and it must be the user's own.
-    public static func passfileProblem(_ path: String, variable: String) -> String? {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return "\(variable) \(path): \(String(cString: strerror(errno))) (name an existing password file, host:port:db:user:password lines, mode 0600)" }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return "\(variable) \(path) is not a regular file (name a password file, host:port:db:user:password lines, mode 0600)" }
-        if st.st_uid != geteuid() { return "\(variable) \(path) belongs to uid \(st.st_uid), not to you (uid \(geteuid())); use a password file of your own" }
-        if st.st_mode & 0o077 != 0 {
-            return "\(variable) \(path) can be read or written by others (mode \(String(st.st_mode & 0o777, radix: 8))); chmod 600 \(path)"
-        }
-        return nil
     }
 
     /// Safe to print: a URL's user, password and `password=` parameter are replaced by `***`.
