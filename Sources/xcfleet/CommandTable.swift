@@ -10,8 +10,8 @@ enum CommandTable {
                                               completion: .directory)
 
     /// Where the history lives (docs/history.md); accepted by every command that reads or writes it.
-    static let historyDB = CommandSpec.Option(name: "history-db", value: "FILE", help: "the SQLite history database (default: .xcfleet/history.sqlite beside --runs)", completion: .file)
-    static let historyURL = CommandSpec.Option(name: "history-url", value: "URL", help: "a PostgreSQL history shared by a team, postgresql://… (or XCFLEET_HISTORY_URL)")
+    static let historyDB = CommandSpec.Option(name: "history-db", value: "FILE", help: "the SQLite history database, a file of your own (default: .xcfleet/history.sqlite beside --runs)", completion: .file)
+    static let historyURL = CommandSpec.Option(name: "history-url", value: "URL", help: "a PostgreSQL history shared by a team, postgresql://USER@HOST:5432/DB; keep the password out of it (ps shows it): use XCFLEET_HISTORY_URL or a password file (XCFLEET_HISTORY_PASSFILE, PGPASSFILE, ~/.pgpass, mode 0600)")
     static let runsDir = CommandSpec.Option(name: "runs", value: "DIR", help: "the runs directory whose history is used (default: .xcfleet/runs)", completion: .directory)
 
     static let commands: [CommandSpec] = [

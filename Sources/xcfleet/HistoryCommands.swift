@@ -3,16 +3,32 @@ import XCFleetKit
 
 // `xcfleet history`, `xcfleet history import`, `xcfleet flaky`, and the run's history hooks.
 
-/// Where the history lives for these arguments (nil: off).
-func historyRecorder(_ args: Arguments, deadline: Double? = nil) -> HistoryRecorder? {
+/// Where the history lives for these arguments (nil: off). A URL that is not `postgresql://`, or a
+/// password file others can read, is bad input (`HistoryLocationError`, exit 2); a password given
+/// in `--history-url` is a warning, since every user of the machine can read it in `ps`.
+func historyRecorder(_ args: Arguments, deadline: Double? = nil) throws -> HistoryRecorder? {
     let runs = URL(fileURLWithPath: args.string("runs") ?? ".xcfleet/runs")
-    guard let location = HistoryLocation.resolve(noHistory: args.flag("no-history"), url: args.string("history-url"),
-                                                 database: args.string("history-db"), runsDirectory: runs) else { return nil }
+    let environment = ProcessInfo.processInfo.environment
+    guard let location = try HistoryLocation.resolve(noHistory: args.flag("no-history"), url: args.string("history-url"),
+                                                     database: args.string("history-db"), runsDirectory: runs,
+                                                     environment: environment) else { return nil }
+    if let url = args.string("history-url"), HistoryLocation.hasPassword(url) {
+        TerminalOutput.printErr("xcfleet: warning: --history-url holds a password, which other users can read in ps; give it in XCFLEET_HISTORY_URL or a password file (XCFLEET_HISTORY_PASSFILE, PGPASSFILE or ~/.pgpass) instead")
+    }
     var options = HistoryDatabase.Options()
     // XCFLEET_HISTORY_TIMEOUT bounds every history step (default 30 s; tests make it short).
-    let limit = ProcessInfo.processInfo.environment["XCFLEET_HISTORY_TIMEOUT"].flatMap(Double.init) ?? deadline ?? 30
+    let limit = environment["XCFLEET_HISTORY_TIMEOUT"].flatMap(Double.init) ?? deadline ?? 30
     options.busyTimeout = min(options.busyTimeout, max(0.1, limit / 4))
     options.connectTimeout = max(2, min(options.connectTimeout, Int(limit)))
+    if case .postgres = location {
+        // libpq reads ~/.pgpass by itself; a named file is checked here so a loose mode is an error, not a silent skip.
+        for variable in ["XCFLEET_HISTORY_PASSFILE", "PGPASSFILE"] {
+            guard let path = environment[variable], !path.isEmpty else { continue }
+            if let problem = HistoryDatabase.passfileProblem(path, variable: variable) { throw HistoryLocationError(TerminalText.sanitize(problem)) }
+            options.passfile = path
+            break
+        }
+    }
     let pending: URL? = if case .postgres = location { HistoryLocation.pendingFile(runsDirectory: runs) } else { nil }
     return HistoryRecorder(location: location, pendingFile: pending, options: options, deadline: limit)
 }
@@ -23,7 +39,7 @@ func historyNote(_ line: String) {
 
 func historyImportCommand(_ args: Arguments) async throws -> Int32 {
     guard !args.positionals.isEmpty else { throw UsageError("history import needs RUN_DIR… (see xcfleet history import --help)") }
-    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to import)") }
+    guard let recorder = try historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to import)") }
     let store = try await openHistory(recorder)
     var failed = 0
     for path in args.positionals {
@@ -45,7 +61,7 @@ func historyCommand(_ args: Arguments) async throws -> Int32 {
         let suggestion = Suggestion.clause(for: word, among: ["import"])
         throw UsageError("history takes no arguments (got '\(TerminalText.sanitize(word))')\(suggestion) (see xcfleet history --help)")
     }
-    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to list runs)") }
+    guard let recorder = try historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to list runs)") }
     let limit = args.int("limit") ?? 20
     let store = try await openHistory(recorder)
     let runs = try await recorder.within { try await store.runs(limit: limit) }
@@ -62,7 +78,7 @@ func historyCommand(_ args: Arguments) async throws -> Int32 {
 
 func flakyCommand(_ args: Arguments) async throws -> Int32 {
     guard args.positionals.isEmpty else { throw UsageError("flaky takes no arguments (see xcfleet flaky --help)") }
-    guard let recorder = historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to list flaky tests)") }
+    guard let recorder = try historyRecorder(args) else { throw UsageError("history is off (XCFLEET_NO_HISTORY is set; unset it to list flaky tests)") }
     let days = args.int("days") ?? 30
     let store = try await openHistory(recorder)
     let since = Date().timeIntervalSince1970 - Double(days) * 86_400

@@ -29,7 +29,7 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
     let root = try locateRoot(args)
     let runs = URL(fileURLWithPath: args.string("runs") ?? ".xcfleet/runs")
     var history = try args.string("history").map { try DurationHistory(contentsOf: $0) }
-    let recorder = historyRecorder(args)
+    let recorder = try historyRecorder(args)
     var readable = recorder // nil once the history failed to answer: the report's trends do not ask again
     if history == nil, let recorder {
         let (learned, note) = await recorder.durations(suites: plan.suites.map { $0.name }, hosts: fleet.hosts.map(\.name))
@@ -273,7 +273,7 @@ func hostsCheckCommand(_ args: Arguments) async throws -> Int32 {
         print(HostChecker.json(results))
     } else {
         for r in results { TerminalOutput.printOut(HostChecker.format(r).split(separator: "\n").map { ConsoleLine(String($0)) }) }
-        if let recorder = historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
+        if let recorder = try historyRecorder(args, deadline: 10) { await printHostHistory(fleet, recorder: recorder) }
     }
     return results.allSatisfy(\.ok) ? 0 : Verdict.ExitCode.infrastructure
 }

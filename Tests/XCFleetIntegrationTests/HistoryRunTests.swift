@@ -87,6 +87,30 @@ final class HistoryRunTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("schema version 99, newer than this xcfleet"), result.stderr)
     }
 
+    /// A history every user may write (its rows could be anyone's): the run says so in one line,
+    /// goes on with its exit code, neither reads it (no known-flaky marks from it) nor writes it.
+    func testAHistoryOthersCanWriteIsNeitherReadNorWrittenByARun() throws {
+        XCTAssertEqual(try runPlan(["--run-id", "r1"]).status, 0)
+        XCTAssertEqual(try runPlan(["--run-id", "r2"], env: failing).status, 1)
+        let db = dir.appendingPathComponent("history.sqlite").path
+        func summary(_ id: String) throws -> String {
+            try String(contentsOf: dir.appendingPathComponent("runs/\(id)/summary.md"), encoding: .utf8)
+        }
+        // Control: our own history marks the flaky test in the next run's report.
+        XCTAssertEqual(try runPlan(["--run-id", "r3"]).status, 0)
+        let own = try summary("r3")
+        XCTAssertTrue(own.contains("Known flaky"), own)
+        XCTAssertEqual(chmod(db, 0o666), 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let result = try runPlan(["--run-id", "r4"], env: failing)
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let notes = result.stderr.split(separator: "\n").filter { $0.contains("history") }
+        XCTAssertFalse(notes.isEmpty, result.stderr)
+        XCTAssertTrue(notes.allSatisfy { $0.contains("can be written by every user") && $0.contains("chmod o-w") }, result.stderr)
+        XCTAssertFalse(try summary("r4").contains("Known flaky"), "rows of a file others can write reached the report")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: db)), before, "the run wrote into a history others can write")
+    }
+
     func testServerDownIsANoteWithoutCredentialsAndTheRunIsQueued() throws {
         let result = try runPlan(env: ["XCFLEET_HISTORY_URL": "postgresql://ci-user:s3cr3t-pw@127.0.0.1:1/history", "XCFLEET_HISTORY_TIMEOUT": "5"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -13,15 +13,15 @@ final class HistoryDecisionTests: XCTestCase {
         XCTAssertEqual(HistoryLocation.postgres(url: "postgresql://a:bb@h/d").description, "postgresql://***@h/d")
     }
 
-    func testLocationDefaultsBesideTheRunsDirectoryAndCanBeTurnedOff() {
+    func testLocationDefaultsBesideTheRunsDirectoryAndCanBeTurnedOff() throws {
         let runs = URL(fileURLWithPath: "/w/.xcfleet/runs")
-        XCTAssertEqual(HistoryLocation.resolve(noHistory: false, url: nil, database: nil, runsDirectory: runs, environment: [:]),
+        XCTAssertEqual(try HistoryLocation.resolve(noHistory: false, url: nil, database: nil, runsDirectory: runs, environment: [:]),
                        .sqlite(path: "/w/.xcfleet/history.sqlite"))
-        XCTAssertNil(HistoryLocation.resolve(noHistory: true, url: nil, database: nil, runsDirectory: runs, environment: [:]))
-        XCTAssertNil(HistoryLocation.resolve(noHistory: false, url: nil, database: nil, runsDirectory: runs, environment: ["XCFLEET_NO_HISTORY": "1"]))
-        XCTAssertEqual(HistoryLocation.resolve(noHistory: false, url: nil, database: nil, runsDirectory: runs,
+        XCTAssertNil(try HistoryLocation.resolve(noHistory: true, url: nil, database: nil, runsDirectory: runs, environment: [:]))
+        XCTAssertNil(try HistoryLocation.resolve(noHistory: false, url: nil, database: nil, runsDirectory: runs, environment: ["XCFLEET_NO_HISTORY": "1"]))
+        XCTAssertEqual(try HistoryLocation.resolve(noHistory: false, url: nil, database: nil, runsDirectory: runs,
                                                environment: ["XCFLEET_HISTORY_URL": "postgresql://h/d"]), .postgres(url: "postgresql://h/d"))
-        XCTAssertEqual(HistoryLocation.resolve(noHistory: false, url: nil, database: "/x.db", runsDirectory: runs, environment: [:]), .sqlite(path: "/x.db"))
+        XCTAssertEqual(try HistoryLocation.resolve(noHistory: false, url: nil, database: "/x.db", runsDirectory: runs, environment: [:]), .sqlite(path: "/x.db"))
     }
 
     func testPlaceholdersAreNumberedForPostgres() {

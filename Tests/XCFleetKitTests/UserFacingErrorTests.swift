@@ -22,6 +22,7 @@ final class UserFacingErrorTests: XCTestCase {
             ("EventLogError", EventLogError.missing("runs/x/events.jsonl"), usage, "give a run directory written by 'xcfleet run'"),
             ("SQLError", SQLError(.busy, "database is locked\nsecond line"), infrastructure, "history database: database is locked"),
             ("HistoryError", HistoryError(.newerSchema, "schema version 99, newer than this xcfleet"), infrastructure, "history: schema version 99"),
+            ("HistoryLocationError", HistoryLocationError("--history-url must be postgresql:// or postgres:// (got postgresq://…); name a SQLite file with --history-db FILE"), usage, "history: --history-url must be postgresql://"),
             ("ProvisionError", ProvisionError(.create, host: "prov-1", command: ["./create-mac.sh", "--image", "sonoma"], "exited 1"), infrastructure, "prov-1: provisioner create command"),
             ("HostLeaseError", HostLeaseError(host: "mac1", "perl not found"), infrastructure, "the host needs perl"),
             ("TarError", TarWriter.TarError.tooLarge("big.bin"), usage, "larger than 8 GiB"),

@@ -117,7 +117,31 @@ enum MarkupCheck {
         "href", "id", "lang", "name", "points", "r", "role", "rx", "stroke-width", "stroke", "style", "text-anchor",
         "title", "width", "x1", "x2", "x", "y1", "y2", "y", "open", "viewBox", "xmlns", "preserveAspectRatio",
         "dominant-baseline", "transform", "d", "stroke-dasharray", "opacity", "ry", "colspan", "rowspan", "scope",
+        "http-equiv",
     ]
+
+    /// Every `href="…"` value in `html` (attribute values as written, entities not decoded).
+    static func hrefs(_ html: String) -> [String] {
+        var out: [String] = []
+        var rest = html[...]
+        while let r = rest.range(of: " href=\"") {
+            let after = rest[r.upperBound...]
+            guard let end = after.firstIndex(of: "\"") else { break }
+            out.append(String(after[..<end]))
+            rest = after[end...]
+        }
+        return out
+    }
+
+    /// Bidi controls and line separators, which no report may carry raw.
+    static func invisibleControl(in text: String) -> Unicode.Scalar? {
+        text.unicodeScalars.first { u in
+            switch u.value {
+            case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0x0085: return true
+            default: return false
+            }
+        }
+    }
 
     /// Returns the first tag in `html` whose name is not one the renderer writes, or whose
     /// attributes do not parse as `name="value"` (a quote from input breaking out), or nil.

@@ -6,7 +6,8 @@ import Foundation
 // fixed run (suite, test, host names, failure messages, metrics, notes), so hostile text reaches
 // every renderer on every execution. Invariants: junit.xml is well-formed XML, report.html has
 // only the renderer's own tags and attributes, summary.md has no raw HTML and no live mention,
-// report.json reads back, annotations stay one line each.
+// report.json reads back, annotations stay one line each; no report holds a bidi control or a
+// line separator raw; report.html links only to its own anchors and http(s) URLs, under a CSP.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReports(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
@@ -58,6 +59,23 @@ func check(_ report: RunReport, compare: Bool) {
         invariant(!md.contains("<"), "compare.md holds a raw '<'")
         if let problem = MarkupCheck.htmlProblem(RunComparisonRenderer.htmlPage(comparison)) { invariant(false, "comparison html: \(problem)") }
         if let problem = MarkupCheck.htmlProblem(HTMLReportRenderer(comparison: comparison).html(report)) { invariant(false, "report.html with comparison: \(problem)") }
+    }
+    // Links: only the page's own anchors and http(s) URLs (a forge from an edited events.jsonl
+    // must not become `javascript:`); scripts are forbidden by the page's policy.
+    for link in MarkupCheck.hrefs(html) {
+        let lower = link.lowercased()
+        invariant(link.hasPrefix("#") || lower.hasPrefix("https://") || lower.hasPrefix("http://"), "report.html links to \(link)")
+    }
+    invariant(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"), "report.html has no policy")
+    for (name, text) in [("junit.xml", junit), ("report.html", html), ("summary.md", markdown),
+                         ("annotations", GitHubAnnotations.lines(report).joined(separator: "\n"))] {
+        if let u = MarkupCheck.invisibleControl(in: text) { invariant(false, "\(name) holds U+\(String(u.value, radix: 16, uppercase: true)) raw") }
+    }
+    if compare {
+        let comparison = RunComparison.compare(base: report, head: report)
+        for (name, text) in [("compare.md", RunComparisonRenderer.markdown(comparison)), ("compare.html", RunComparisonRenderer.htmlPage(comparison))] {
+            if let u = MarkupCheck.invisibleControl(in: text) { invariant(false, "\(name) holds U+\(String(u.value, radix: 16, uppercase: true)) raw") }
+        }
     }
     let headline = Verdict.headline(report)
     invariant(markdown.hasPrefix("## \(headline.emoji) xcfleet \(headline.word):"), "summary.md headline disagrees with the exit code")

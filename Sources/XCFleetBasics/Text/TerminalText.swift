@@ -39,11 +39,32 @@ public enum TerminalText {
             switch u.value {
             case 0x09, 0x0A, 0x0D: out.append(" "); changed = true
             case 0x00...0x1F, 0x7F...0x9F: out.append("?"); changed = true
-            case 0x2028, 0x2029: out.append(" "); changed = true
-            default: out.append(u)
+            default:
+                if let r = layoutReplacement(u) { out.append(r); changed = true } else { out.append(u) }
             }
         }
         return changed ? String(out) : text
+    }
+
+    /// The one rule every renderer (terminal, HTML, Markdown, JUnit, comparisons, annotations)
+    /// applies to text from hosts, tests, quarantine files and the history: bidi controls
+    /// (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), which make a name read as another
+    /// one, become U+FFFD; line and paragraph separators (U+2028, U+2029, U+0085), which start a
+    /// line of their own in some viewers, become a space. nil: the scalar stays.
+    public static func layoutReplacement(_ u: Unicode.Scalar) -> Unicode.Scalar? {
+        switch u.value {
+        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: return "\u{FFFD}"
+        case 0x2028, 0x2029, 0x0085: return " "
+        default: return nil
+        }
+    }
+
+    /// `text` with `layoutReplacement` applied to every scalar.
+    public static func neutralizeLayout(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { layoutReplacement($0) != nil }) else { return text }
+        var out = String.UnicodeScalarView()
+        for u in text.unicodeScalars { out.append(layoutReplacement(u) ?? u) }
+        return String(out)
     }
 
     /// Columns a terminal uses for `scalar`: 0 for combining marks and zero-width characters,

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 
 /// GitHub Actions workflow commands for a run: `::error` for gate failures, `::warning` for flaky
@@ -159,7 +160,7 @@ public enum GitHubAnnotations {
     /// Message text: `%`, CR and LF as `%25`, `%0D`, `%0A` (GitHub's rules).
     public static func escapeData(_ s: String) -> String {
         var out = ""
-        for ch in ReportText.legal(s).unicodeScalars {
+        for ch in TerminalText.neutralizeLayout(ReportText.legal(s)).unicodeScalars {
             switch ch {
             case "%": out += "%25"
             case "\r": out += "%0D"

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no script, no external asset)
@@ -24,6 +25,17 @@ public struct HTMLReportRenderer: ReportRendering {
 
     package func h(_ s: String) -> String { ReportText.html(s) }
 
+    /// The page's Content-Security-Policy: nothing may load or run but the one `<style>` element
+    /// it carries (by its SHA-256) and its `style` attributes — no script at all, no image, font,
+    /// frame, form target or base URL. An injected `<script>` or `javascript:` link does nothing.
+    /// `style-src 'unsafe-inline'` is only for browsers without `style-src-elem`/`-attr` (CSP 3):
+    /// a browser that knows hashes ignores it.
+    static func contentSecurityPolicy(style: String) -> String {
+        let hash = Data(SHA256.hash(Array(style.utf8))).base64EncodedString()
+        let policy = "default-src 'none'; style-src 'unsafe-inline' 'sha256-\(hash)'; style-src-elem 'sha256-\(hash)'; style-src-attr 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+        return "<meta http-equiv=\"Content-Security-Policy\" content=\"\(policy)\">\n"
+    }
+
     public func html(_ report: RunReport) -> String {
         var me = self
         me.forge = report.forge
@@ -37,7 +49,9 @@ public struct HTMLReportRenderer: ReportRendering {
         b += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         b += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         b += "<title>xcfleet · \(h(report.planName)) · \(h(report.runID))</title>\n"
-        b += "<style>\n\(Self.css)\n\(report.history == nil ? "" : Self.trendsCSS + "\n")</style>\n</head>\n<body>\n"
+        let style = "\n\(Self.css)\n\(report.history == nil ? "" : Self.trendsCSS + "\n")"
+        b += Self.contentSecurityPolicy(style: style)
+        b += "<style>\(style)</style>\n</head>\n<body>\n"
         b += banner(report)
         b += "<main>\n"
         b += "<nav class=\"toc\"><a href=\"#gates\">Gates</a><a href=\"#probes\">Probes</a>\(historyLinks(report))<a href=\"#timeline\">Timeline</a><a href=\"#infra\">Infrastructure</a><a href=\"#checklist\">Review checklist</a>\(report.quarantine == nil ? "" : "<a href=\"#quarantine\">Quarantine</a>")\(comparison == nil ? "" : "<a href=\"#comparison\">Comparison</a>")</nav>\n"
@@ -283,7 +297,7 @@ public struct HTMLReportRenderer: ReportRendering {
 
     private func failureBox(_ f: FailureDetail) -> String {
         var loc = ReportText.location(f).map { "<span class=\"loc\">\(h($0))</span>: " } ?? ""
-        if let forge, let l = f.location, let path = l.repositoryPath, let url = forge.url(path: path, line: l.line) {
+        if let forge, let l = f.location, let path = l.repositoryPath, let url = forge.url(path: path, line: l.line).flatMap(ForgeLink.webURL) {
             loc = "<a class=\"loc\" href=\"\(h(url))\">\(h(l.display))</a>: "
         }
         return "<div class=\"fail\">\(loc)\(h(f.message))</div>"

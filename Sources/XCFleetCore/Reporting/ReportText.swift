@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 
 /// Text helpers shared by the renderers: escaping per output language and locale-free,
@@ -134,11 +135,13 @@ package enum ReportText {
         }
     }
 
-    /// Replaces illegal characters, then each scalar the table names with its replacement.
+    /// Replaces illegal characters and neutralises bidi controls and line separators
+    /// (`TerminalText.layoutReplacement`), then each scalar the table names with its replacement.
     private static func escape(_ text: String, _ replacement: (Unicode.Scalar) -> String?) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for s in legal(text).unicodeScalars {
+            let s = TerminalText.layoutReplacement(s) ?? s
             if let r = replacement(s) { out += r } else { out.unicodeScalars.append(s) }
         }
         return out
@@ -158,6 +161,7 @@ package enum ReportText {
         var out = ""
         var last3: [Unicode.Scalar] = [" ", " ", " "] // the three input scalars before `s`
         for s in legal(text).unicodeScalars {
+            let s = TerminalText.layoutReplacement(s) ?? s // bidi controls and line separators
             defer { last3 = [last3[1], last3[2], s] }
             let previous = last3[2]
             if previous == "#" && ("0"..."9").contains(s) && !isWordScalar(last3[1]) { out += zeroWidthSpace } // `job#0` is no reference

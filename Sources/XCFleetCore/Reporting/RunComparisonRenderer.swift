@@ -138,6 +138,6 @@ public enum RunComparisonRenderer {
     /// A standalone, self-contained HTML page for the comparison.
     public static func htmlPage(_ c: RunComparison) -> String {
         let h = ReportText.html
-        return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>xcfleet · \(h(c.headRunID)) vs \(h(c.baseRunID))</title>\n<style>\n\(HTMLReportRenderer.css)\n</style>\n</head>\n<body>\n<header class=\"banner \(c.isClean ? "green" : "red")\"><div class=\"inner\"><h1>\(c.isClean ? "✔ Nothing got worse" : "✘ Regressions")</h1><div class=\"line\">\(h(c.headRunID)) compared with \(h(c.baseRunID))</div></div></header>\n<main>\n" + htmlSection(c) + "</main>\n</body>\n</html>\n"
+        return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>xcfleet · \(h(c.headRunID)) vs \(h(c.baseRunID))</title>\n" + HTMLReportRenderer.contentSecurityPolicy(style: "\n\(HTMLReportRenderer.css)\n") + "<style>\n\(HTMLReportRenderer.css)\n</style>\n</head>\n<body>\n<header class=\"banner \(c.isClean ? "green" : "red")\"><div class=\"inner\"><h1>\(c.isClean ? "✔ Nothing got worse" : "✘ Regressions")</h1><div class=\"line\">\(h(c.headRunID)) compared with \(h(c.baseRunID))</div></div></header>\n<main>\n" + htmlSection(c) + "</main>\n</body>\n</html>\n"
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import XCFleetBasics
 import XCFleetModel
 import XCFleetCore
@@ -17,6 +20,8 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
         public var connectTimeout: Int = 5
         /// PostgreSQL statement timeout.
         public var statementTimeout: Double = 20
+        /// A libpq password file (`host:port:db:user:password` lines) for a URL without a password.
+        public var passfile: String?
         public init() {}
     }
 
@@ -348,11 +353,22 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
     private func connect() throws -> any SQLConnection {
         switch location {
         case .sqlite(let path):
+            // Nothing is created or written before the file is known to be the user's own and ours.
+            if let problem = Self.sqliteFileProblem(path) { throw HistoryError(.foreign, problem) }
             let dir = (path as NSString).deletingLastPathComponent
             if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-            return try SQLiteConnection(path: path, busyTimeout: options.busyTimeout)
+            let c = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout, journalMode: nil)
+            do {
+                try refuseForeign(c)
+                try c.useWriteAheadLog()
+            } catch {
+                c.close()
+                throw error
+            }
+            return c
         case .postgres(let url):
-            return try PostgresConnection(url: url, connectTimeout: options.connectTimeout, statementTimeout: options.statementTimeout)
+            return try PostgresConnection(url: url, connectTimeout: options.connectTimeout, statementTimeout: options.statementTimeout,
+                                          passfile: options.passfile)
         }
     }
 
@@ -377,7 +393,7 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                         throw foreign(tables)
                     }
                     if version > HistorySchema.currentVersion {
-                        throw HistoryError(.newerSchema, "\(location) has history schema version \(version), newer than this xcfleet understands (\(HistorySchema.currentVersion)); upgrade xcfleet or use another database")
+                        throw newerSchema(version)
                     }
                     guard version < HistorySchema.currentVersion else { return }
                     for step in version..<HistorySchema.currentVersion {
@@ -392,6 +408,71 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                 attempt += 1
             }
         }
+    }
+
+    /// A read-only look before anything is written (SQLite's WAL switch rewrites the header):
+    /// a database with other tables, another application's `meta`, or a newer schema is not touched.
+    private func refuseForeign(_ c: any SQLConnection) throws {
+        let tables = try c.tableNames()
+        guard !tables.isEmpty else { return }
+        guard tables.contains("meta") else { throw foreign(tables) }
+        let meta = try c.query("SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')", [])
+        let value = { (key: String) in meta.first { $0.first?.string == key }?.last?.string }
+        guard value("application") == HistorySchema.application else { throw foreign(tables) }
+        if let version = value("schema_version").flatMap({ Int($0) }), version > HistorySchema.currentVersion { throw newerSchema(version) }
+    }
+
+    /// Why a password file (`XCFLEET_HISTORY_PASSFILE`, `PGPASSFILE`) may not be used, nil when
+    /// it may: like libpq, it must be a regular file that only its owner can read or write (0600),
+    /// and it must be the user's own.
+    public static func passfileProblem(_ path: String, variable: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return "\(variable) \(path): \(String(cString: strerror(errno))) (name an existing password file, host:port:db:user:password lines, mode 0600)" }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return "\(variable) \(path) is not a regular file (name a password file, host:port:db:user:password lines, mode 0600)" }
+        if st.st_uid != geteuid() { return "\(variable) \(path) belongs to uid \(st.st_uid), not to you (uid \(geteuid())); use a password file of your own" }
+        if st.st_mode & 0o077 != 0 {
+            return "\(variable) \(path) can be read or written by others (mode \(String(st.st_mode & 0o777, radix: 8))); chmod 600 \(path)"
+        }
+        return nil
+    }
+
+    /// Why the SQLite history at `path` (and its `-wal`, `-shm`, `-journal` files) may not be used,
+    /// nil when it may: it must be a regular file, not a link, owned by this user and not writable
+    /// by others; its folder must not let others replace it (writable by others without the
+    /// sticky bit, or owned by another user than this one or root). A missing file is fine (it is
+    /// created); its folder is checked all the same.
+    static func sqliteFileProblem(_ path: String) -> String? {
+        let me = geteuid()
+        var st = stat()
+        let shown = TerminalText.sanitize(path)
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            guard lstat(file, &st) == 0 else {
+                if errno == ENOENT { continue }
+                return "\(TerminalText.sanitize(file)): \(String(cString: strerror(errno))); pass --history-db with a file you can read and write"
+            }
+            let name = TerminalText.sanitize(file)
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFLNK: return "\(name) is a symbolic link; xcfleet uses only a history file of its own, not a link — remove the link, or pass --history-db with the real file"
+            default: return "\(name) is not a regular file; move it away or pass --history-db FILE"
+            }
+            if st.st_uid != me { return "\(name) belongs to uid \(st.st_uid), not to you (uid \(me)), so its rows could be anyone's; move it away (or chown it) or pass --history-db with a file of your own" }
+            if st.st_mode & 0o002 != 0 { return "\(name) can be written by every user (mode \(String(st.st_mode & 0o777, radix: 8))), so its rows could be anyone's; chmod o-w \(name), or move it away" }
+        }
+        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        if stat(dir, &st) == 0 {
+            if st.st_mode & 0o002 != 0 && st.st_mode & UInt32(S_ISVTX) == 0 {
+                return "the folder of \(shown) can be written by every user (mode \(String(st.st_mode & 0o777, radix: 8)), no sticky bit), so anyone could replace the history; chmod o-w \(TerminalText.sanitize(dir)), or pass --history-db with a file in a folder of your own"
+            }
+            if st.st_uid != me && st.st_uid != 0 && st.st_mode & 0o022 != 0 {
+                return "the folder of \(shown) belongs to uid \(st.st_uid) and others can write to it; pass --history-db with a file in a folder of your own"
+            }
+        }
+        return nil
+    }
+
+    private func newerSchema(_ version: Int) -> HistoryError {
+        HistoryError(.newerSchema, "\(location) has history schema version \(version), newer than this xcfleet understands (\(HistorySchema.currentVersion)); upgrade xcfleet or use another database")
     }
 
     private func foreign(_ tables: [String]) -> HistoryError {

@@ -13,11 +13,13 @@ public final class PostgresConnection: SQLConnection {
     private let secrets: [String]
 
     /// `connectTimeout` in whole seconds (libpq's minimum is 2); `statementTimeout` in seconds.
-    public init(url: String, connectTimeout: Int = 5, statementTimeout: Double = 15) throws {
+    /// `passfile` names a libpq password file (else libpq reads `PGPASSFILE` or `~/.pgpass`).
+    public init(url: String, connectTimeout: Int = 5, statementTimeout: Double = 15, passfile: String? = nil) throws {
         redacted = HistoryLocation.redact(url)
         secrets = HistoryLocation.secrets(in: url)
-        let keys = ["dbname", "connect_timeout", "application_name", "options"]
-        let values = [url, String(max(2, connectTimeout)), "xcfleet", "-c statement_timeout=\(Int(statementTimeout * 1000)) -c client_min_messages=warning"]
+        var keys = ["dbname", "connect_timeout", "application_name", "options"]
+        var values = [url, String(max(2, connectTimeout)), "xcfleet", "-c statement_timeout=\(Int(statementTimeout * 1000)) -c client_min_messages=warning"]
+        if let passfile { keys.append("passfile"); values.append(passfile) }
         let cKeys = keys.map { strdup($0) }
         let cValues = values.map { strdup($0) }
         defer { cKeys.forEach { free($0) }; cValues.forEach { free($0) } }

@@ -9,11 +9,13 @@ public final class SQLiteConnection: SQLConnection {
     private var db: OpaquePointer?
     private var cache: [String: OpaquePointer] = [:]
 
-    /// Opens (creating when missing) `path`. `busyTimeout` is how long a writer waits for another one.
-    public init(path: String, busyTimeout: Double = 10) throws {
+    /// Opens (creating when missing) `path`; a symbolic link is refused. `busyTimeout` is how long
+    /// a writer waits for another one. `journalMode: nil` leaves the file as it is (nothing written)
+    /// until `useWriteAheadLog()`: the caller first checks that the database is its own.
+    public init(path: String, busyTimeout: Double = 10, journalMode: String? = "WAL") throws {
         self.path = path
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -23,8 +25,12 @@ public final class SQLiteConnection: SQLConnection {
         db = handle
         sqlite3_busy_timeout(handle, Int32(busyTimeout * 1000))
         do {
-            // Reading the mode also proves the file is a database (a foreign file fails here).
-            _ = try query("PRAGMA journal_mode=WAL", [])
+            if journalMode != nil {
+                // Setting the mode also proves the file is a database (a foreign file fails here).
+                try useWriteAheadLog()
+            } else {
+                _ = try tableNames() // proves the file is a database without writing to it
+            }
             try execute("PRAGMA synchronous=NORMAL")
             try execute("PRAGMA foreign_keys=OFF")
         } catch {
@@ -34,6 +40,11 @@ public final class SQLiteConnection: SQLConnection {
     }
 
     deinit { close() }
+
+    /// Switches the database to WAL mode (readers never wait for the writer); writes its header.
+    public func useWriteAheadLog() throws {
+        _ = try query("PRAGMA journal_mode=WAL", [])
+    }
 
     public func close() {
         for (_, stmt) in cache { sqlite3_finalize(stmt) }

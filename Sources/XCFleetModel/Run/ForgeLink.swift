@@ -18,24 +18,40 @@ public struct ForgeLink: Equatable, Codable, Sendable {
     public static func fromEnvironment(_ env: [String: String]) -> ForgeLink? {
         guard var server = env["GITHUB_SERVER_URL"], let repo = env["GITHUB_REPOSITORY"], let sha = env["GITHUB_SHA"] else { return nil }
         while server.hasSuffix("/") { server.removeLast() }
-        let lower = server.lowercased()
-        guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), server.count > 8,
-              !server.contains(where: { $0 == "?" || $0 == "#" || $0 == "\"" || $0 == "<" || $0 == ">" || $0 == " " || $0 == "\\" || $0.isNewline }) else { return nil }
-        let parts = repo.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return nil }
-        guard (7...64).contains(sha.count), sha.allSatisfy(\.isHexDigit) else { return nil }
-        return ForgeLink(server: server, repository: repo, sha: sha)
+        let link = ForgeLink(server: server, repository: repo, sha: sha)
+        return link.isPlausible ? link : nil
+    }
+
+    /// The checks of `fromEnvironment`, made again wherever a link is rendered: a forge read back
+    /// from an edited `events.jsonl` must not put `javascript:` into report.html.
+    public var isPlausible: Bool {
+        guard Self.webURL(server) != nil, !server.contains(where: { $0 == "?" || $0 == "#" }) else { return false }
+        let parts = repository.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return false }
+        return (7...64).contains(sha.count) && sha.allSatisfy(\.isHexDigit)
+    }
+
+    /// `url` when it is an `http://` or `https://` URL with a host and nothing that could end an
+    /// attribute or hide in one (quotes, `<`, `>`, `\\`, spaces, controls, bidi controls, non-ASCII);
+    /// nil otherwise. Every link a report renders passes here.
+    public static func webURL(_ url: String) -> String? {
+        let lower = url.lowercased()
+        let rest: Substring
+        if lower.hasPrefix("https://") { rest = url.dropFirst(8) } else if lower.hasPrefix("http://") { rest = url.dropFirst(7) } else { return nil }
+        guard let first = rest.first, first != "/", first != "?", first != "#", first != "@" else { return nil }
+        guard url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !"\"'<>\\`{}|^".unicodeScalars.contains($0) }) else { return nil }
+        return url
     }
 
     /// `<server>/<owner>/<name>/blob/<sha>/<path>#L<line>`, every path segment percent-encoded.
     /// A path that could leave the repository (`..`, absolute) gets no link.
     public func url(path: String, line: Int?) -> String? {
-        guard !path.hasPrefix("/"), !path.isEmpty else { return nil }
+        guard isPlausible, !path.hasPrefix("/"), !path.isEmpty else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return nil }
         let encoded = segments.map { Self.encode(String($0)) }.joined(separator: "/")
         let repo = repository.split(separator: "/").map { Self.encode(String($0)) }.joined(separator: "/")
-        return "\(server)/\(repo)/blob/\(sha)/\(encoded)" + (line.map { "#L\($0)" } ?? "")
+        return Self.webURL("\(server)/\(repo)/blob/\(sha)/\(encoded)" + (line.map { "#L\($0)" } ?? ""))
     }
 
     private static func encode(_ s: String) -> String {
