@@ -30,17 +30,7 @@ package enum ReportingTestSupport {
         return nil
     }
 
-    package struct Result {
-        package var status: Int32
-        package var stdout: String
-        package var stderr: String
-
-        package init(status: Int32, stdout: String, stderr: String) {
-            self.status = status
-            self.stdout = stdout
-            self.stderr = stderr
-        }
-    }
+    package typealias Result = CommandResult
 
     /// Runs a tool to completion (tests only: synchronous, on the test's own thread).
     package static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 120) throws -> Result {
