@@ -59,6 +59,9 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         let (held, note) = await recorder.hostsToSetAside(fleet)
         config.setAsideByHistory = held
         if let note { historyNote(note) }
+        let (trusted, trustNote) = await recorder.trustedBuilds(hosts: fleet.hosts.map(\.name))
+        config.trustedBuilds = trusted
+        if let trustNote { historyNote(trustNote) }
     }
     let pricing = fleet.pricing, trendsFrom = readable
     config.historyContext = { report in // cost always; trends and flaky marks from the history

@@ -32,6 +32,8 @@ struct AttemptExecutor: Sendable {
     }
     /// Toolchain identities for build keys, shared by the run's attempts.
     var toolchains = ToolchainIdentityCache()
+    /// The builds xcfleet made per host, shared by the run's attempts: what a cached build must match.
+    var buildTrust = BuildTrust()
 
     /// Runs the attempt (its end is in the event log) and returns the outcome the scheduler needs.
     func execute() async -> Scheduler.AttemptOutcome {
@@ -63,8 +65,9 @@ struct AttemptExecutor: Sendable {
             if job.spec.destination != nil {
                 // Apple hosts: toolchain check, build-for-testing once per key through the host build
                 // cache, simulator, test-without-building, xcresult (see XcodebuildJob, XcodeCachedBuild).
-                let cache = XcodeCachedBuild(workspace: job.workspace, workRoot: shell.host.workRoot,
+                var cache = XcodeCachedBuild(workspace: job.workspace, workRoot: shell.host.workRoot,
                                              limits: shell.host.cache ?? CacheLimits(), jobDirectory: dir)
+                cache.trusted = buildTrust.digests(host: shell.host.name)
                 let xcode = XcodebuildJob(shell: shell, directory: dir, input: XcodebuildJob.Input(job: job),
                                           deadlines: XcodebuildJob.Deadlines(timeouts: timeouts), cache: cache)
                 let outcome = await xcode.run(output: { collector.consume($0) }, progress: { p in
@@ -75,7 +78,10 @@ struct AttemptExecutor: Sendable {
                     }
                 })
                 collector.finishStream()
-                if let record = outcome.build { log.append(.build(ref, record)) }
+                if let record = outcome.build {
+                    buildTrust.record(record)
+                    log.append(.build(ref, record))
+                }
                 for e in outcome.extraEvents { collector.inject(e) }
                 ended = outcome.ended
             } else {
@@ -87,7 +93,7 @@ struct AttemptExecutor: Sendable {
                         let command: ShellCommand
                         if p == .build {
                             let identity = try await toolchains.identity(for: shell)
-                            command = cached.buildCommand(toolchain: identity)
+                            command = cached.buildCommand(toolchain: identity, trusted: buildTrust.digests(host: shell.host.name))
                         } else {
                             command = try cached.testCommand(products: scanner.products, toolchain: try await toolchains.identity(for: shell))
                         }
@@ -100,6 +106,7 @@ struct AttemptExecutor: Sendable {
                         if p == .build, t == .exited(0) {
                             let identity = try await toolchains.identity(for: shell)
                             if let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
+                                buildTrust.record(record)
                                 log.append(.build(ref, record))
                                 if let why = record.untrusted {
                                     log.append(.note("\(ref.jobID) attempt \(ref.attempt): the build \(record.key.prefix(12)) on \(shell.host.name) was not trusted (\(why)); rebuilt"))

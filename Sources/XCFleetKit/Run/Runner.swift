@@ -21,6 +21,9 @@ public struct RunConfiguration: Sendable {
     public var historyContext: (@Sendable (RunReport) async -> HistoryContext?)? = nil
     /// The quarantine in force (`--quarantine`, or `quarantine.json` beside the plan); nil: none.
     public var quarantine: Quarantine?
+    /// Product digests of the builds xcfleet made on each host (from the history); a cached build
+    /// on a host is reused only when it matches (`BuildTrust`). The run adds its own builds.
+    public var trustedBuilds = BuildTrust()
     /// When a directory named `runID` already exists: true picks a fresh default id (for
     /// generated ids), false fails (an id the user chose). An existing run is never overwritten.
     public var pickNewRunIDIfTaken: Bool
@@ -108,6 +111,7 @@ public final class Runner: Sendable {
             if let map = job.sourceMap { log.append(.sourceMap(jobID: job.planned.jobID, map: map)) }
         }
         await coordinator.use(quarantine: config.quarantine)
+        await coordinator.use(trustedBuilds: config.trustedBuilds)
         await coordinator.holdBack(config.setAsideByHistory) // history: hosts over the fleet's infra-failure threshold
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
@@ -156,6 +160,8 @@ actor RunCoordinator {
     private var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
     private let toolchains = ToolchainIdentityCache()
+    /// The builds xcfleet made, per host (what a cached build must match).
+    private var buildTrust = BuildTrust()
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -250,6 +256,8 @@ actor RunCoordinator {
     private var quarantine = Quarantine()
     func use(quarantine: Quarantine?) { self.quarantine = quarantine ?? Quarantine() }
 
+    func use(trustedBuilds: BuildTrust) { buildTrust = trustedBuilds }
+
     /// Connects, checks health and leases slots; the host joins the scheduler or is set aside with the reason.
     private func admit(_ host: HostSpec, runID: String, leases: HostLeaseManager, timeouts: PhaseTimeouts) async {
         if let reason = heldBack[host.name] { setAside(host.name, reason: reason); return }
@@ -334,6 +342,7 @@ actor RunCoordinator {
                 var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
                 executor.record = await self.processRecord(host: host, token: token)
                 executor.toolchains = self.toolchains
+                executor.buildTrust = self.buildTrust
                 executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 outcome = await executor.execute()
                 if let key = self.scheduledBuildKey(jobID) {
