@@ -165,8 +165,11 @@ struct AttemptExecutor: Sendable {
                             // Leftovers of the attempt's process group first (a lost connection
                             // could not kill it), then the folder; the record goes with them.
                             if let record {
-                                _ = try await HostLeaseManager.perform(ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token),
-                                                                       on: shell, deadlines: CommandDeadlines(total: limit, silence: limit))
+                                let lines = try await HostLeaseManager.perform(ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token),
+                                                                               on: shell, deadlines: CommandDeadlines(total: limit, silence: limit))
+                                for case .ignored(let token, let why) in ProcessRecordReport.reports(in: lines) {
+                                    log.append(.note("\(shell.host.name): ignored the process record \(token): \(why)"))
+                                }
                             }
                             try await shell.removeJobDirectory(dir)
                         }

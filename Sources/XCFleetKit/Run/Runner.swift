@@ -279,6 +279,7 @@ actor RunCoordinator {
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
             for r in acquisition.reaped { log.append(.note("\(host.name): reaped the process record of a dead run: \(r)")) }
+            for r in acquisition.ignored { log.append(.note("\(host.name): ignored the process record \(r)")) }
             noteCachedBuilds(on: host.name, keys: Self.cachedBuildKeys(acquisition))
             log.append(.note("\(host.name): admitted with \(leaseSlots.count) slot(s) (leases \(leaseSlots.map(String.init).joined(separator: ",")))"))
             apply(scheduler.hostJoined(schedulerHost))
@@ -511,7 +512,7 @@ extension RunCoordinator {
             return reason
         case .admitted(let schedulerHost, _, let health, let acquisition):
             let keep = attemptTokens.values.filter { $0.host == spec.name }.map(\.token)
-            let reaped: [String]
+            let reaped: [ProcessRecordReport]
             do { reaped = try await leases.reapOwnRecords(shell: shell, keep: keep) } catch {
                 await shell.close()
                 return "\(error)"
@@ -523,7 +524,13 @@ extension RunCoordinator {
             hosts[spec.name] = spec
             if shells["\(spec.name)#0"] == nil { shells["\(spec.name)#0"] = shell } else { await shell.close() }
             for r in acquisition.reaped { log.append(.note("\(spec.name): reaped the process record of a dead run: \(r)")) }
-            for r in reaped { log.append(.note("\(spec.name): killed the orphaned process group of an attempt lost earlier: \(r)")) }
+            for r in acquisition.ignored { log.append(.note("\(spec.name): ignored the process record \(r)")) }
+            for r in reaped {
+                switch r {
+                case .reaped: log.append(.note("\(spec.name): killed the orphaned process group of an attempt lost earlier: \(r.text)"))
+                case .ignored: log.append(.note("\(spec.name): ignored the process record \(r.text)"))
+                }
+            }
             log.append(.hostAdmitted(HostProfile(host: spec.name, health: health))) // a host first set aside is billed from here
             log.append(.hostRejoined(host: spec.name))
             noteCachedBuilds(on: spec.name, keys: Self.cachedBuildKeys(acquisition))
