@@ -59,9 +59,13 @@ func runCommand(_ argv: ArraySlice<String>) async throws -> Int32 {
         let (held, note) = await recorder.hostsToSetAside(fleet)
         config.setAsideByHistory = held
         if let note { historyNote(note) }
-        let (trusted, trustNote) = await recorder.trustedBuilds(hosts: fleet.hosts.map(\.name))
+    }
+    // The builds xcfleet recorded making on the hosts: a cached build is reused only against them
+    // (a history that did not answer has said so once already).
+    if let recorder = readable {
+        let (trusted, note) = await recorder.trustedBuilds(hosts: fleet.hosts.map(\.name))
         config.trustedBuilds = trusted
-        if let trustNote { historyNote(trustNote) }
+        if let note { historyNote(note) }
     }
     let pricing = fleet.pricing, trendsFrom = readable
     config.historyContext = { report in // cost always; trends and flaky marks from the history
