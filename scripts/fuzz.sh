@@ -15,7 +15,7 @@ seconds="${FUZZ_SECONDS:-30}"
 export SWIFT_BACKTRACE=enable=no
 jobs="${FUZZ_JOBS:-1}"
 out=.build/fuzz
-all_targets=(plan fleet parser reports knownhosts xcresult quarantine historyurl historydb)
+all_targets=(plan fleet parser reports knownhosts xcresult quarantine historyurl historydb processrecords)
 build_only=0
 targets=()
 for a in "$@"; do

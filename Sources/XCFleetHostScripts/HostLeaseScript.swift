@@ -23,7 +23,9 @@ import XCFleetModel
 ///
 /// Output: one tab-separated line per slot: `acquired N`, `held N` (already ours),
 /// `busy N RUN LEASE HOST PID AGE`, `reclaimed N RUN LEASE HOST PID WHY`, `ok N`, `lost N`,
-/// `released N`, `notours N`, `error N WHY`, `reaped TOKEN PGID STATUS`; a failure of the whole command is `fatal WHY`, exit 3.
+/// `released N`, `notours N`, `error N WHY`, `reaped TOKEN PGID STATUS`, `ignored TOKEN WHY` (a process
+/// record not acted on); a failure of the whole command is `fatal WHY`, exit 3 (e.g. a lease or
+/// process-record folder that is not private to the login user).
 package enum HostLeaseScript {
     package static let directoryName = ".xcfleet-leases"
 
@@ -62,13 +64,21 @@ package enum HostLeaseScript {
 use strict; use warnings;
 use Fcntl qw(:flock);
 use File::Path qw(make_path remove_tree);
+use Cwd ();
 $| = 1;
+umask(077);
 my $mode = shift @ARGV // '';
 my $root = shift @ARGV // '';
 sub fatal { print "fatal\t$_[0]\n"; exit 3; }
 fatal("no lease directory given") if $root eq '';
-if (!-d $root) { eval { make_path($root) }; }
+if (!-d $root) { eval { make_path($root, { mode => 0700 }) }; }
 -d $root or fatal("cannot create $root: $!");
+{
+  my @l = lstat($root); my @st = stat($root);
+  my $why = !@st || !-d _ ? 'not a directory' : ($l[4] != $< || $st[4] != $<) ? "not owned by uid $<"
+          : ($st[2] & 022) ? 'group- or world-writable' : '';
+  fatal("refusing lease folder $root: $why; run chmod go-w on it or remove it") if $why ne '';
+}
 open(my $lk, '>>', "$root/lock") or fatal("cannot open $root/lock: $!");
 my $waited = 0;
 until (flock($lk, LOCK_EX | LOCK_NB)) {
@@ -104,6 +114,18 @@ if ($mode eq 'acquire') {
   my ($want, $run, $lease, $host, $pid, $ttl, $dead) = @ARGV;
   fatal("bad acquire arguments") unless defined $dead && $want =~ /^\d{1,4}$/ && $ttl =~ /^\d{1,9}$/ && $lease ne '';
   my %dead = map { $_ => 1 } grep { $_ ne '' } split /,/, $dead;
+  # Process-record folders others could write are refused before any slot is taken.
+  if (-e "$root/procs" || -l "$root/procs") {
+    my $why = private_dir("$root/procs");
+    fatal("refusing process-record folder $root/procs: $why; remove it (xcfleet makes it again, mode 700)") if $why ne '';
+    if (opendir(my $ph, "$root/procs")) {
+      for my $l (sort grep { !/^\./ } readdir $ph) {
+        my $w = private_dir("$root/procs/$l");
+        fatal("refusing process-record folder $root/procs/$l: $w; remove it (xcfleet makes it again, mode 700)") if $w ne '';
+      }
+      closedir $ph;
+    }
+  }
   if (opendir(my $dh, $root)) { for my $e (readdir $dh) { remove_tree("$root/$e") if $e =~ /^slot-\d+\.gone\./; } closedir $dh; }
   for my $n (0 .. $want - 1) {
     my $dir = "$root/slot-$n";
@@ -158,7 +180,9 @@ if ($mode eq 'acquire') {
   my $dir = "$root/procs/$lease";
   if ($mode eq 'finish') {
     fatal("bad record name") unless $arg =~ /^[A-Za-z0-9._:@+-]+$/ && $arg !~ /^\./;
-    if (-e "$dir/$arg") { my ($g, $st) = reap_record("$dir/$arg"); print join("\t", 'reaped', $arg, $g, $st), "\n"; }
+    my $w = private_dir($dir);
+    fatal("refusing process-record folder $dir: $w; remove it (xcfleet makes it again, mode 700)") if $w ne '' && $w ne 'missing';
+    report_record($arg, reap_record("$dir/$arg")) if -e "$dir/$arg" || -l "$dir/$arg";
   } else {
     my %keep = map { $_ => 1 } grep { $_ ne '' } split /,/, $arg;
     reap_lease_dir($dir, \%keep, 0);

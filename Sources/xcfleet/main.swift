@@ -45,6 +45,13 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
         config.setAsideByHistory = held
         if let note { historyNote(note) }
     }
+    // The builds xcfleet recorded making on the hosts: a cached build is reused only against them
+    // (a history that did not answer has said so once already).
+    if let recorder = readable {
+        let (trusted, note) = await recorder.trustedBuilds(hosts: fleet.hosts.map(\.name))
+        config.trustedBuilds = trusted
+        if let note { historyNote(note) }
+    }
     let pricing = fleet.pricing, trendsFrom = readable
     config.historyContext = { report in // cost always; trends and flaky marks from the history
         let (context, note) = await HistoryRecorder.runContext(report, pricing: pricing, recorder: trendsFrom)

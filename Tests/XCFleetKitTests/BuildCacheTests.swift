@@ -42,10 +42,14 @@ final class BuildCacheTests: XCTestCase {
                                   workRoot: root.path, toolchain: ToolchainSpec(swiftPath: "/opt/swift/usr/bin/swift")))
     }
 
-    /// Pushes `ws` into a fresh job directory under `root` and runs the build cache script.
+    /// What the orchestrator recorded building, as a run keeps it (`BuildTrust`): one "host" per work root.
+    static let trust = BuildTrust()
+
+    /// Pushes `ws` into a fresh job directory under `root` and runs the build cache script with
+    /// the digests recorded in `trust` for `root`; records what it built there.
     static func build(_ ws: Workspace, root: URL, toolchain: String = toolchain, limits: CacheLimits = CacheLimits(),
                       command: [String] = ["swift", "build", "--build-tests"],
-                      glob: String = SwiftPMCachedBuild.productGlob,
+                      glob: String = SwiftPMCachedBuild.productGlob, trust: BuildTrust = BuildCacheTests.trust,
                       onOutput: @escaping @Sendable (String) -> Void = { _ in }) async throws -> BuildRun {
         let shell = shell(root: root)
         let dir = try await shell.makeJobDirectory(jobID: "build-test")
@@ -53,7 +57,7 @@ final class BuildCacheTests: XCTestCase {
         let key = BuildKey.compute(workspace: ws, toolchain: toolchain, destination: nil, buildCommand: command)
         let input = BuildCacheScript.Input(workRoot: root.path, key: key, toolchainDigest: BuildKey.toolchainDigest(toolchain),
                                            productGlob: glob, manifest: BuildKey.sourceManifest(of: ws), jobDirectory: dir,
-                                           limits: limits, command: command)
+                                           limits: limits, command: command, trusted: trust.digests(host: root.path), readOnly: true)
         let scanner = BuildProtocolScanner()
         let text = LockedText()
         let started = Date()
@@ -63,7 +67,9 @@ final class BuildCacheTests: XCTestCase {
             text.append(s)
             onOutput(s)
         }
-        return BuildRun(termination: t, record: scanner.record(host: "local", key: key, started: started), products: scanner.products,
+        let record = scanner.record(host: "local", key: key, started: started)
+        if t == .exited(0), let record, let product = record.product { trust.record(host: root.path, key: record.key, product: product) }
+        return BuildRun(termination: t, record: record, products: scanner.products,
                         output: text.value, key: key, jobDirectory: dir, problems: scanner.problems)
     }
 
@@ -188,9 +194,43 @@ final class BuildCacheTests: XCTestCase {
         b.seekToEndOfFile(); b.write(Data([0])); try b.close()
         let third = try await Self.build(mine, root: root)
         XCTAssertNotEqual(third.record?.origin, .cached)
-        XCTAssertEqual(third.record?.untrusted, "the test product differs from its recorded SHA-256")
+        XCTAssertEqual(third.record?.untrusted, "the test product differs from the SHA-256 xcfleet recorded when it built it")
         let fourth = try await Self.build(mine, root: root)
         XCTAssertEqual(fourth.record?.origin, .cached, "the rebuilt one is trusted")
+    }
+
+    /// A forged entry: the test product replaced by a script that prints an all-pass log, its
+    /// digest recomputed the way the script does and written into the marker. The marker agrees with
+    /// the files, but not with what the orchestrator recorded when it built the key: rebuilt.
+    /// An entry the orchestrator has no record of (another machine's history, none) is rebuilt too.
+    func testForgedMarkerAndProductAreNotTrustedAndEntryWithoutRecordIsRebuilt() async throws {
+        let root = try TestPaths.temporaryDirectory().appendingPathComponent("work")
+        let ws = Self.tiny("forge")
+        let first = try await Self.build(ws, root: root, command: Self.standIn)
+        XCTAssertEqual(first.record?.origin, .cold, first.output)
+        XCTAssertEqual(first.record?.product.map(BuildCacheScript.isDigest), true, "the product digest is reported: \(first.output)")
+        let entry = root.appendingPathComponent("builds/\(first.key.hex)").path
+        // Finished builds are read-only.
+        XCTAssertEqual(try TestShell.run("find \(ShellQuote.quote(entry)) -perm -u=w"), "", "nothing in a finished build is writable")
+        let bundle = try XCTUnwrap(first.products.first)
+        XCTAssertEqual(try TestShell.run("""
+            chmod -R u+w \(ShellQuote.quote(entry)) && printf '#!/bin/sh\\necho all green\\n' > \(ShellQuote.quote(bundle)) &&
+            h=$(cd \(ShellQuote.quote(entry)) && find .build/debug/StandInPackageTests.xctest -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done | sha256sum | cut -c1-64) &&
+            sed -i "s/^product=.*/product=$h/" \(ShellQuote.quote(entry + "/.xcfleet-build")) && echo forged
+            """), "forged\n")
+        let second = try await Self.build(ws, root: root, command: Self.standIn)
+        XCTAssertEqual(second.termination, .exited(0), second.output)
+        XCTAssertEqual(second.record?.origin, .cold, second.output)
+        XCTAssertEqual(second.record?.untrusted, "the test product differs from the SHA-256 xcfleet recorded when it built it")
+        XCTAssertNotEqual(try String(contentsOfFile: bundle, encoding: .utf8), "#!/bin/sh\necho all green\n", "the forged product is gone")
+        XCTAssertEqual(second.record?.product, first.record?.product, "the same build again")
+        // An orchestrator that never built it here does not trust it.
+        let stranger = try await Self.build(ws, root: root, command: Self.standIn, trust: BuildTrust())
+        XCTAssertEqual(stranger.record?.origin, .cold, stranger.output)
+        XCTAssertEqual(stranger.record?.untrusted, "xcfleet holds no record of building it on this host")
+        // ... nor starts from it.
+        let variant = try await Self.build(Self.tiny("forge2"), root: root, command: Self.standIn, trust: BuildTrust())
+        XCTAssertEqual(variant.record?.origin, .cold, "an entry without a record is never a base")
     }
 
     // MARK: Protocol (stand-in build commands)

@@ -44,11 +44,13 @@ final class BuildCommandTests: XCTestCase {
         let input = BuildCacheScript.Input(
             workRoot: "/Users/ci/.xcfleet/work", key: key, toolchainDigest: "d1", productGlob: "DerivedData/Build/Products/*.xctestrun",
             manifest: ["00  App.swift"], jobDirectory: "/Users/ci/.xcfleet/work/j.1", limits: CacheLimits(maxBytes: 10, minFreeBytes: 5),
-            command: ["xcodebuild", "build-for-testing", "-scheme", "App; rm -rf /", "-derivedDataPath", "DerivedData"])
+            command: ["xcodebuild", "build-for-testing", "-scheme", "App; rm -rf /", "-derivedDataPath", "DerivedData"],
+            trusted: [key.hex: String(repeating: "cd", count: 32), "not-a-key": "x"])
         let c = BuildCacheScript.command(input)
         XCTAssertEqual(Array(c.arguments.prefix(2)), ["sh", "-c"])
         XCTAssertEqual(Array(c.arguments.dropFirst(3)), ["sh", "/Users/ci/.xcfleet/work", key.hex, "d1", "DerivedData/Build/Products/*.xctestrun",
                                                         "00  App.swift", "/Users/ci/.xcfleet/work/j.1", "10", "5",
+                                                        key.hex + " " + String(repeating: "cd", count: 32), "0",
                                                         "xcodebuild", "build-for-testing", "-scheme", "App; rm -rf /", "-derivedDataPath", "DerivedData"])
     }
 }

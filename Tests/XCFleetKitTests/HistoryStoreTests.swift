@@ -283,6 +283,16 @@ enum HistoryStoreContract {
             let mac9 = try await store.hostHistory(since: 0).first { $0.host == "mac-9" }
             XCTAssertEqual(mac9?.cachedBuilds, 1, "from version \(version)")
             XCTAssertEqual(mac9?.hostClass, "c9", "from version \(version)")
+            // Version 5's product digests: what a cached build must match; only builds made count.
+            let key = String(repeating: "a", count: 64), product = String(repeating: "b", count: 64)
+            for (i, origin) in [BuildOrigin.cold, .cached].enumerated() {
+                let run = try HistoryFixtures.writeRun(in: dir, runID: "digest\(i)", startedAt: now, host: "mac-9",
+                                                       tests: [.init(name: "A/t", statuses: [.passed], seconds: 1)], build: origin,
+                                                       buildKey: key, product: origin == .cold ? product : String(repeating: "c", count: 64))
+                try await store.record(try HistoryRecorder.record(runDirectory: run))
+            }
+            let trusted = try await store.trustedBuilds(hosts: ["mac-9", "mac-1"])
+            XCTAssertEqual(trusted, [BuildTrust.Entry(host: "mac-9", key: key, product: product)], "from version \(version)")
             await store.close()
             let check = try connection(location)
             XCTAssertEqual(try check.query("SELECT value FROM meta WHERE key = 'schema_version'", []).first?.first?.string,

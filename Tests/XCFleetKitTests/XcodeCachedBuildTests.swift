@@ -38,7 +38,7 @@ final class XcodeCachedBuildTests: XCTestCase {
         XCTAssertEqual(Array(c.arguments.prefix(2)), ["sh", "-c"])
         XCTAssertEqual(Array(c.arguments.dropFirst(3)), [
             "sh", "/Users/ci/.xcfleet/work", key.hex, BuildKey.toolchainDigest(identity), "DerivedData/Build/Products/*.xctestrun",
-            BuildKey.sourceManifest(of: ws).joined(separator: "\n"), "/Users/ci/.xcfleet/work/jobs/s-1", "10", "5",
+            BuildKey.sourceManifest(of: ws).joined(separator: "\n"), "/Users/ci/.xcfleet/work/jobs/s-1", "10", "5", "", "0",
             "xcodebuild", "build-for-testing", "-scheme", "xcfleet-s-Package", "-destination", "generic/platform=iOS Simulator",
             "-derivedDataPath", "DerivedData", "CODE_SIGNING_ALLOWED=NO"])
         XCTAssertEqual(cache.derivedDataPath(key: key), "/Users/ci/.xcfleet/work/builds/\(key.hex)/DerivedData")
@@ -131,9 +131,12 @@ final class XcodeCachedBuildTests: XCTestCase {
         let shell = try MacDouble(root: root)
         let runDir = root.appendingPathComponent("run")
         let log = try EventLog(directory: runDir, secrets: [])
+        let trust = BuildTrust() // the run's record of its builds, shared by its attempts
         func execute(_ job: PlannedJob) async -> Scheduler.AttemptOutcome {
-            await AttemptExecutor(job: job, ref: AttemptRef(jobID: job.planned.jobID, attempt: 1), shell: shell, log: log,
-                                  logsDirectory: runDir.appendingPathComponent("logs")).execute()
+            var executor = AttemptExecutor(job: job, ref: AttemptRef(jobID: job.planned.jobID, attempt: 1), shell: shell, log: log,
+                                           logsDirectory: runDir.appendingPathComponent("logs"))
+            executor.buildTrust = trust
+            return await executor.execute()
         }
         func builds() throws -> [BuildRecord] {
             try EventLog.read(log.url).compactMap { if case .build(_, let r) = $0.body { return r } else { return nil } }

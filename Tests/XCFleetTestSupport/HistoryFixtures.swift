@@ -21,7 +21,8 @@ package enum HistoryFixtures {
     package static func writeRun(in runs: URL, runID: String, startedAt: Date, plan: String = "plan", suite: String = "gate",
                          host: String = "mac-1", contentHash: String = "hash-1", tests: [Test],
                          metric: Double? = nil, infraErrorFirst: Bool = false,
-                         hostClass: String? = nil, build: BuildOrigin? = nil, buildSeconds: Double = 1) throws -> URL {
+                         hostClass: String? = nil, build: BuildOrigin? = nil, buildSeconds: Double = 1,
+                         buildKey: String? = nil, product: String? = nil) throws -> URL {
         let dir = runs.appendingPathComponent(runID)
         let log = try EventLog(directory: dir)
         let iso = ISO8601DateFormatter()
@@ -48,7 +49,8 @@ package enum HistoryFixtures {
                 log.append(.phaseFinished(ref, phase: phase))
             }
             if let build {
-                log.append(.build(ref, BuildRecord(host: host, key: "key-\(contentHash)", origin: build, seconds: buildSeconds, waitedSeconds: 0)))
+                log.append(.build(ref, BuildRecord(host: host, key: buildKey ?? "key-\(contentHash)", origin: build, seconds: buildSeconds,
+                                                   waitedSeconds: 0, product: product)))
             }
             var failed = false
             for t in tests where a < t.statuses.count {

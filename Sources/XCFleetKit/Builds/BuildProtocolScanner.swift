@@ -11,6 +11,8 @@ package final class BuildProtocolScanner: @unchecked Sendable {
     private(set) var originLine: String?
     package private(set) var products: [String] = []
     private(set) var untrusted: String?
+    /// SHA-256 of the test product the script used (computed on the host from the files, then).
+    private(set) var digest: String?
     private(set) var evicted: [String] = []
     package private(set) var problems: [String] = []
 
@@ -41,6 +43,7 @@ package final class BuildProtocolScanner: @unchecked Sendable {
         case "origin": originLine = String(value)
         case "product": products.append(String(value))
         case "untrusted": untrusted = String(value.prefix(300))
+        case "digest": digest = BuildCacheScript.isDigest(String(value)) ? String(value) : nil
         case "evicted": if let name = value.split(separator: " ").first { evicted.append(String(name)) }
         default: break
         }
@@ -61,6 +64,6 @@ package final class BuildProtocolScanner: @unchecked Sendable {
         let waited = sawWaiting ? lockedAt.map { $0.timeIntervalSince(started) } ?? seconds : 0
         return BuildRecord(host: host, key: key.hex, origin: origin, base: base, seconds: (seconds * 1000).rounded() / 1000,
                            waitedSeconds: (max(0, waited) * 1000).rounded() / 1000,
-                           untrusted: untrusted, evicted: evicted.isEmpty ? nil : evicted)
+                           untrusted: untrusted, evicted: evicted.isEmpty ? nil : evicted, product: digest)
     }
 }

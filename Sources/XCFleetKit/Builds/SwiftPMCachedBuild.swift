@@ -29,11 +29,13 @@ struct SwiftPMCachedBuild: Sendable {
                          buildCommand: driver.buildCommand().arguments + ["product=" + productGlob])
     }
 
-    func buildCommand(toolchain: String) -> ShellCommand {
+    /// `trusted`: the product digests xcfleet recorded for its builds on this host (`BuildTrust`).
+    /// The finished build is made read-only: its bundle runs from the job directory.
+    func buildCommand(toolchain: String, trusted: [String: String] = [:]) -> ShellCommand {
         BuildCacheScript.command(BuildCacheScript.Input(
             workRoot: shell.host.workRoot, key: key(toolchain: toolchain), toolchainDigest: BuildKey.toolchainDigest(toolchain),
             productGlob: productGlob, manifest: BuildKey.sourceManifest(of: job.workspace), jobDirectory: directory,
-            limits: shell.host.cache ?? CacheLimits(), command: driver.buildCommand().arguments))
+            limits: shell.host.cache ?? CacheLimits(), command: driver.buildCommand().arguments, trusted: trusted, readOnly: true))
     }
 
     /// The cached bundle run directly, limited to the job's shard (names qualified with the test module).

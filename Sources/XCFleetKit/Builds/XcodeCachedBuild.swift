@@ -16,6 +16,9 @@ public struct XcodeCachedBuild: Equatable, Sendable {
     public var limits: CacheLimits
     /// The job directory holding the pushed package.
     public var jobDirectory: String
+    /// Product digests xcfleet recorded for its builds on the host (`BuildTrust`): a cached build
+    /// is used only when it matches. Not made read-only: test-without-building writes into DerivedData.
+    public var trusted: [String: String] = [:]
 
     public init(workspace: Workspace, workRoot: String, limits: CacheLimits, jobDirectory: String) {
         self.workspace = workspace
@@ -54,7 +57,8 @@ public struct XcodeCachedBuild: Equatable, Sendable {
         var command = BuildCacheScript.command(BuildCacheScript.Input(
             workRoot: workRoot, key: key(toolchain: toolchain, scheme: scheme, destination: destination, developerDir: developerDir),
             toolchainDigest: BuildKey.toolchainDigest(toolchain), productGlob: Self.productGlob,
-            manifest: BuildKey.sourceManifest(of: workspace), jobDirectory: jobDirectory, limits: limits, command: build.arguments))
+            manifest: BuildKey.sourceManifest(of: workspace), jobDirectory: jobDirectory, limits: limits, command: build.arguments,
+            trusted: trusted))
         command.environment = build.environment
         return command
     }

@@ -67,6 +67,8 @@ public struct LeaseAcquisition: Equatable, Sendable {
     public var errors: [String]
     /// Process records of dead runs this call reaped (`ProcessRecordScript`): `token pgid status`.
     public var reaped: [String] = []
+    /// Process records this call did not act on (`ProcessRecordReport.ignored`): `token: why`.
+    public var ignored: [String] = []
 }
 
 /// Slot leases held on the hosts themselves, so xcfleet processes sharing a fleet (even from
@@ -153,7 +155,13 @@ public actor HostLeaseManager {
         var result = LeaseAcquisition(slots: [], busy: [], reclaimed: [], errors: [])
         var got = held[host]?.slots ?? []
         for line in lines {
-            if line.first == "reaped", line.count >= 4 { result.reaped.append(line.dropFirst().joined(separator: " ")); continue }
+            if let report = ProcessRecordReport.parse(line) {
+                switch report {
+                case .reaped: result.reaped.append(report.text)
+                case .ignored: result.ignored.append(report.text)
+                }
+                continue
+            }
             guard let kind = line.first, line.count >= 2, let slot = Int(line[1]) else { continue }
             switch kind {
             case "acquired", "held":
@@ -180,12 +188,12 @@ public actor HostLeaseManager {
 
     /// Kills and removes this manager's process records on `shell`'s host except `keep` (tokens of
     /// attempts still running there): for a host that is reachable again after a lost connection.
-    /// Returns `token pgid status` per record reaped.
-    public func reapOwnRecords(shell: any RemoteShell, keep: [String]) async throws -> [String] {
+    /// Returns what was done with each record (reaped, or ignored and why).
+    public func reapOwnRecords(shell: any RemoteShell, keep: [String]) async throws -> [ProcessRecordReport] {
         guard let h = held[shell.host.name] else { return [] }
         let lines = try await Self.perform(ProcessRecordScript.reap(leaseRoot: h.root, lease: h.lease, keep: keep),
                                            on: shell, deadlines: commandDeadlines)
-        return lines.filter { $0.first == "reaped" && $0.count >= 4 }.map { $0.dropFirst().joined(separator: " ") }
+        return ProcessRecordReport.reports(in: lines)
     }
 
     /// Slots held on `host`, ascending.

@@ -174,6 +174,26 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
         return out
     }
 
+    /// The builds xcfleet made (cold or incremental) on `hosts`, with their product digests: what a
+    /// cached build there must match (`BuildTrust`). For a key built more than once (evicted, then
+    /// built again), the newest record.
+    public func trustedBuilds(hosts: [String]) async throws -> [BuildTrust.Entry] {
+        guard !hosts.isEmpty else { return [] }
+        return try await withConnection { c in
+            var newest: [String: BuildTrust.Entry] = [:]
+            let marks = Array(repeating: "?", count: hosts.count).joined(separator: ",")
+            for r in try c.query("""
+                SELECT b.host, b.build_key, b.product_digest FROM attempt_builds b JOIN runs r ON r.run_id = b.run_id
+                WHERE b.host IN (\(marks)) AND b.origin IN ('cold', 'incremental') AND b.product_digest IS NOT NULL
+                ORDER BY r.started_epoch, b.run_id, b.job_id, b.attempt
+                """, hosts.map { .text($0) }) {
+                guard let host = r[0].string, let key = r[1].string, let product = r[2].string else { continue }
+                newest[host + "\u{0}" + key] = BuildTrust.Entry(host: host, key: key, product: product)
+            }
+            return newest.values.sorted { ($0.host, $0.key) < ($1.host, $1.key) }
+        }
+    }
+
     public func flakyCandidates(since: Double) async throws -> [FlakyExecution] {
         try await withConnection { c in
             // Commits per run apart: joining them into every test row costs more than the rest.

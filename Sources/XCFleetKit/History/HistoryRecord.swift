@@ -21,7 +21,8 @@ public struct HistoryRecord: Sendable {
         "phases": ["run_id", "job_id", "attempt", "phase", "host", "start_t", "end_t"],
         "metrics": ["run_id", "job_id", "attempt", "host", "suite", "name", "value", "unit", "labels"],
         "run_costs": ["run_id", "host", "phase", "host_seconds", "cost"],
-        "attempt_builds": ["run_id", "job_id", "attempt", "host", "origin", "build_key", "base_key", "seconds", "waited_seconds", "untrusted"],
+        "attempt_builds": ["run_id", "job_id", "attempt", "host", "origin", "build_key", "base_key", "seconds", "waited_seconds", "untrusted",
+                           "product_digest"],
     ]
 
     /// Where the checkout was when the run started (nil fields when not a git checkout).
@@ -53,7 +54,8 @@ public struct HistoryRecord: Sendable {
                                      SQLValue(a.infraError), SQLValue(a.timedOutPhase?.rawValue), SQLValue(a.lost)])
                     if let b = a.build {
                         builds.append([id, .text(p.jobID), SQLValue(a.number), .text(a.host), .text(b.origin.rawValue), .text(b.key),
-                                       SQLValue(b.base), SQLValue(b.seconds), SQLValue(b.waitedSeconds), SQLValue(b.untrusted)])
+                                       SQLValue(b.base), SQLValue(b.seconds), SQLValue(b.waitedSeconds), SQLValue(b.untrusted),
+                                       SQLValue(b.product)])
                     }
                     var seenPhases = Set<Phase>()
                     for span in a.phases where seenPhases.insert(span.phase).inserted {

@@ -86,6 +86,18 @@ public struct HistoryRecorder: Sendable {
         }
     }
 
+    /// The builds xcfleet recorded making on these hosts (`BuildTrust`), or a note: without them a
+    /// cached build from an earlier run is not trusted and is built again.
+    public func trustedBuilds(hosts: [String]) async -> (BuildTrust, String?) {
+        do {
+            let store = try await open()
+            defer { Task { await store.close() } }
+            return (BuildTrust(try await within { try await store.trustedBuilds(hosts: hosts) }), nil)
+        } catch {
+            return (BuildTrust(), "history: earlier builds not trusted, cached builds are built again (\(Self.oneLine(error)))")
+        }
+    }
+
     /// Each host's record for `hosts check` (empty with a note when unreadable).
     public func hostHistory(now: Date = Date()) async -> ([HostHistory], String?) {
         do {

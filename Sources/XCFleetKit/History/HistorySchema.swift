@@ -75,6 +75,12 @@ public enum HistorySchema {
             "ALTER TABLE hosts ADD COLUMN host_class TEXT",
             "ALTER TABLE hosts ADD COLUMN host_label TEXT",
         ],
+        // 5: the SHA-256 of each build's test product, what a later reuse of the key on that host
+        // must match (`BuildTrust`).
+        [
+            "ALTER TABLE attempt_builds ADD COLUMN product_digest TEXT",
+            "CREATE INDEX attempt_builds_key ON attempt_builds (host, build_key)",
+        ],
     ]
 
     public static var currentVersion: Int { migrations.count }

@@ -36,6 +36,8 @@ struct AttemptExecutor: Sendable {
     }
     /// Toolchain identities for build keys, shared by the run's attempts.
     var toolchains = ToolchainIdentityCache()
+    /// The builds xcfleet made per host, shared by the run's attempts: what a cached build must match.
+    var buildTrust = BuildTrust()
 
     /// Runs the attempt (its end is in the event log) and returns the outcome the scheduler needs.
     func execute() async -> Scheduler.AttemptOutcome {
@@ -67,8 +69,9 @@ struct AttemptExecutor: Sendable {
             if job.spec.destination != nil {
                 // Apple hosts: toolchain check, build-for-testing once per key through the host build
                 // cache, simulator, test-without-building, xcresult (see XcodebuildJob, XcodeCachedBuild).
-                let cache = XcodeCachedBuild(workspace: job.workspace, workRoot: shell.host.workRoot,
+                var cache = XcodeCachedBuild(workspace: job.workspace, workRoot: shell.host.workRoot,
                                              limits: shell.host.cache ?? CacheLimits(), jobDirectory: dir)
+                cache.trusted = buildTrust.digests(host: shell.host.name)
                 let xcode = XcodebuildJob(shell: shell, directory: dir, input: XcodebuildJob.Input(job: job),
                                           deadlines: XcodebuildJob.Deadlines(timeouts: timeouts), cache: cache)
                 let outcome = await xcode.run(output: { collector.consume($0) }, progress: { p in
@@ -79,7 +82,10 @@ struct AttemptExecutor: Sendable {
                     }
                 })
                 collector.finishStream()
-                if let record = outcome.build { log.append(.build(ref, record)) }
+                if let record = outcome.build {
+                    buildTrust.record(record)
+                    log.append(.build(ref, record))
+                }
                 for e in outcome.extraEvents { collector.inject(e) }
                 ended = outcome.ended
             } else {
@@ -91,7 +97,7 @@ struct AttemptExecutor: Sendable {
                         let command: ShellCommand
                         if p == .build {
                             let identity = try await toolchains.identity(for: shell)
-                            command = cached.buildCommand(toolchain: identity)
+                            command = cached.buildCommand(toolchain: identity, trusted: buildTrust.digests(host: shell.host.name))
                         } else {
                             command = try cached.testCommand(products: scanner.products, toolchain: try await toolchains.identity(for: shell))
                         }
@@ -104,6 +110,7 @@ struct AttemptExecutor: Sendable {
                         if p == .build, t == .exited(0) {
                             let identity = try await toolchains.identity(for: shell)
                             if let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
+                                buildTrust.record(record)
                                 log.append(.build(ref, record))
                                 if let why = record.untrusted {
                                     log.append(.note("\(ref.jobID) attempt \(ref.attempt): the build \(record.key.prefix(12)) on \(shell.host.name) was not trusted (\(why)); rebuilt"))
@@ -162,8 +169,11 @@ struct AttemptExecutor: Sendable {
                             // Leftovers of the attempt's process group first (a lost connection
                             // could not kill it), then the folder; the record goes with them.
                             if let record {
-                                _ = try await HostLeaseManager.perform(ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token),
-                                                                       on: shell, deadlines: CommandDeadlines(total: limit, silence: limit))
+                                let lines = try await HostLeaseManager.perform(ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token),
+                                                                               on: shell, deadlines: CommandDeadlines(total: limit, silence: limit))
+                                for case .ignored(let token, let why) in ProcessRecordReport.reports(in: lines) {
+                                    log.append(.note("\(shell.host.name): ignored the process record \(token): \(why)"))
+                                }
                             }
                             try await shell.removeJobDirectory(dir)
                         }

@@ -25,6 +25,9 @@ public struct RunConfiguration: Sendable {
     public var historyContext: (@Sendable (RunReport) async -> HistoryContext?)? = nil
     /// The quarantine in force (`--quarantine`, or `quarantine.json` beside the plan); nil: none.
     public var quarantine: Quarantine?
+    /// Product digests of the builds xcfleet made on each host (from the history); a cached build
+    /// on a host is reused only when it matches (`BuildTrust`). The run adds its own builds.
+    public var trustedBuilds = BuildTrust()
     /// When a directory named `runID` already exists: true picks a fresh default id (for
     /// generated ids), false fails (an id the user chose). An existing run is never overwritten.
     public var pickNewRunIDIfTaken: Bool
@@ -112,6 +115,7 @@ public final class Runner: Sendable {
             if let map = job.sourceMap { log.append(.sourceMap(jobID: job.planned.jobID, map: map)) }
         }
         await coordinator.use(quarantine: config.quarantine)
+        await coordinator.use(trustedBuilds: config.trustedBuilds)
         await coordinator.holdBack(config.setAsideByHistory) // history: hosts over the fleet's infra-failure threshold
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
@@ -158,6 +162,8 @@ actor RunCoordinator {
     private var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
     private let toolchains = ToolchainIdentityCache()
+    /// The builds xcfleet made, per host (what a cached build must match).
+    private var buildTrust = BuildTrust()
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -253,6 +259,8 @@ actor RunCoordinator {
     private var quarantine = Quarantine()
     func use(quarantine: Quarantine?) { self.quarantine = quarantine ?? Quarantine() }
 
+    func use(trustedBuilds: BuildTrust) { buildTrust = trustedBuilds }
+
     /// Connects, checks health and leases slots; the host joins the scheduler or is set aside with the reason.
     private func admit(_ host: HostSpec, runID: String, leases: HostLeaseManager, timeouts: PhaseTimeouts) async {
         if let reason = heldBack[host.name] { setAside(host.name, reason: reason); return }
@@ -275,6 +283,7 @@ actor RunCoordinator {
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
             for r in acquisition.reaped { log.append(.note("\(host.name): reaped the process record of a dead run: \(r)")) }
+            for r in acquisition.ignored { log.append(.note("\(host.name): ignored the process record \(r)")) }
             noteCachedBuilds(on: host.name, keys: Self.cachedBuildKeys(acquisition))
             log.append(.note("\(host.name): admitted with \(leaseSlots.count) slot(s) (leases \(leaseSlots.map(String.init).joined(separator: ",")))"))
             apply(scheduler.hostJoined(schedulerHost))
@@ -338,6 +347,7 @@ actor RunCoordinator {
                 var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
                 executor.record = await self.processRecord(host: host, token: token)
                 executor.toolchains = self.toolchains
+                executor.buildTrust = self.buildTrust
                 executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 outcome = await executor.execute()
                 if let key = self.scheduledBuildKey(jobID) {
@@ -506,7 +516,7 @@ extension RunCoordinator {
             return reason
         case .admitted(let schedulerHost, _, let health, let acquisition):
             let keep = attemptTokens.values.filter { $0.host == spec.name }.map(\.token)
-            let reaped: [String]
+            let reaped: [ProcessRecordReport]
             do { reaped = try await leases.reapOwnRecords(shell: shell, keep: keep) } catch {
                 await shell.close()
                 return "\(error)"
@@ -518,7 +528,13 @@ extension RunCoordinator {
             hosts[spec.name] = spec
             if shells["\(spec.name)#0"] == nil { shells["\(spec.name)#0"] = shell } else { await shell.close() }
             for r in acquisition.reaped { log.append(.note("\(spec.name): reaped the process record of a dead run: \(r)")) }
-            for r in reaped { log.append(.note("\(spec.name): killed the orphaned process group of an attempt lost earlier: \(r)")) }
+            for r in acquisition.ignored { log.append(.note("\(spec.name): ignored the process record \(r)")) }
+            for r in reaped {
+                switch r {
+                case .reaped: log.append(.note("\(spec.name): killed the orphaned process group of an attempt lost earlier: \(r.text)"))
+                case .ignored: log.append(.note("\(spec.name): ignored the process record \(r.text)"))
+                }
+            }
             log.append(.hostAdmitted(HostProfile(host: spec.name, health: health))) // a host first set aside is billed from here
             log.append(.hostRejoined(host: spec.name))
             noteCachedBuilds(on: spec.name, keys: Self.cachedBuildKeys(acquisition))

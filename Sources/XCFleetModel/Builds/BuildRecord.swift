@@ -26,9 +26,12 @@ public struct BuildRecord: Equatable, Codable, Sendable {
     public var untrusted: String?
     /// Cache entries removed to respect the host's bounds (`builds/<key>`, `.cache/<hash>`).
     public var evicted: [String]?
+    /// SHA-256 of the test product (`BuildCacheScript`): for a build made here, what xcfleet then
+    /// trusts a later reuse of this key on this host to be (`BuildTrust`, the history).
+    public var product: String?
 
     public init(host: String, key: String, origin: BuildOrigin, base: String? = nil, seconds: Double, waitedSeconds: Double,
-                untrusted: String? = nil, evicted: [String]? = nil) {
+                untrusted: String? = nil, evicted: [String]? = nil, product: String? = nil) {
         self.host = host
         self.key = key
         self.origin = origin
@@ -37,6 +40,7 @@ public struct BuildRecord: Equatable, Codable, Sendable {
         self.waitedSeconds = waitedSeconds
         self.untrusted = untrusted
         self.evicted = evicted
+        self.product = product
     }
 
     /// `cached`, `cold`, `incremental from 3fa2…`.
