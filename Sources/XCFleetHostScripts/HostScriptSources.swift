@@ -3,6 +3,184 @@
 
 /// The text of each host script, exactly as in its file.
 package enum HostScriptSource {
+    /// Scripts/build-cache-common.sh
+    package static let buildCacheCommon = #"""
+# Functions shared by the build, eviction and clean scripts (after work-root.sh). The caller sets
+# $manifest and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
+say() { printf 'XCFLEET-BUILD %s\n' "$*"; }
+if command -v sha256sum >/dev/null 2>&1; then xcf_h() { sha256sum "$@"; }; else xcf_h() { shasum -a 256 "$@"; }; fi
+# Every non-directory entry of a package tree except its scratch directories and markers, sorted.
+xcf_list() { (cd "$1" && find . \( -path ./.build -o -path ./DerivedData -o -name '.xcfleet-*' \) -prune -o ! -type d -print) | sed 's|^\./||' | LC_ALL=C sort; }
+# The tree holds exactly the manifest's files with their contents.
+xcf_verify() {
+  [ -z "$(cd "$1" && find . \( -path ./.build -o -path ./DerivedData \) -prune -o -type l -print)" ] || return 1
+  [ "$(xcf_list "$1")" = "$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)" ] || return 1
+  printf '%s\n' "$manifest" | (cd "$1" && xcf_h -c >/dev/null 2>&1)
+}
+# SHA-256 over every file of the product (a file or a bundle directory).
+xcf_product_hash() {
+  (cd "$1" && for p in $glob; do [ -e "$p" ] || exit 1; find "$p" -type f | LC_ALL=C sort | while IFS= read -r f; do xcf_h "$f"; done; done) | xcf_h | cut -c1-64
+}
+# The product glob matches an existing path in the tree.
+xcf_has_product() { (cd "$1" && for p in $glob; do [ -e "$p" ] || exit 1; done); }
+xcf_evict() { perl -e "$xcf_evict_perl" -- "$@"; }
+# Removes a tree that may be read-only (finished builds are).
+xcf_rm() { [ -e "$1" ] || [ -L "$1" ] || return 0; chmod -R u+w "$1" 2>/dev/null; rm -rf "$1"; }
+
+"""#
+
+    /// Scripts/build-cache.sh
+    package static let buildCache = #"""
+# The build cache on a host (docs/builds.md), after work-root.sh and build-cache-common.sh.
+# Arguments: ROOT KEY TOOLCHAIN GLOB MANIFEST JOB MAX MINFREE TRUST READONLY COMMAND...
+set -u
+root=$1; key=$2; tool=$3; glob=$4; manifest=$5; job=$6; max=$7; minfree=$8; trust=$9; ro=${10}; shift 10
+b="$root/builds"
+xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
+case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
+why=""; fresh=""
+existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
+# The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
+trusted() { printf '%s\n' "$trust" | sed -n "s/^$1 \([0-9a-f]\{64\}\)\$/\1/p" | sed -n 1p; }
+check() {
+  m="$1/.xcfleet-build"
+  [ -O "$1" ] && [ ! -L "$1" ] || { why="not a directory of $(id -un)"; return 1; }
+  [ -f "$m" ] || { why="no marker"; return 1; }
+  [ "$(sed -n 's/^key=//p' "$m")" = "$key" ] || { why="its marker names another key"; return 1; }
+  xcf_verify "$1" || { why="a source file differs from the build's manifest"; return 1; }
+  xcf_has_product "$1" || { why="its test product is missing"; return 1; }
+  fresh=$(xcf_product_hash "$1")
+  want=$(trusted "$key")
+  if [ -n "$want" ]; then
+    [ "$fresh" = "$want" ] || { why="the test product differs from the SHA-256 xcfleet recorded when it built it"; return 1; }
+  elif [ "$existed" = 0 ] && [ "${2:-}" = locked ]; then
+    # Finished by another builder (another xcfleet process) while this job waited for the lock.
+    [ "$fresh" = "$(sed -n 's/^product=//p' "$m")" ] || { why="the test product differs from its recorded SHA-256"; return 1; }
+  else
+    why="xcfleet holds no record of building it on this host"; return 1
+  fi
+}
+use() {
+  touch "$b/$key" 2>/dev/null
+  printf '%s\n' "$job" > "$b/.pins/$key.$(basename "$job")"
+  (cd "$b/$key" && for p in $glob; do [ -e "$p" ] && say product "$b/$key/$p"; done)
+  say digest "$fresh"
+  say origin "$1"; exit 0
+}
+if [ -d "$b/$key" ]; then
+  check "$b/$key" && use cached
+  say untrusted "$why"
+fi
+exec 9>>"$b/.lock" || exit 97
+perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die "cannot use the lock: $!\n"; $| = 1; my $t = 0;
+  until (flock($f, LOCK_EX | LOCK_NB)) { if (time - $t >= 5) { print "XCFLEET-BUILD waiting\n"; $t = time; } select(undef, undef, undef, 0.1); }' || exit 97
+say locked
+if [ -d "$b/$key" ]; then
+  check "$b/$key" locked && { exec 9>&-; use cached; }
+  say untrusted "$why"
+  mv "$b/$key" "$b/.untrusted.$$" && xcf_rm "$b/.untrusted.$$"
+fi
+s="$b/.stage"
+xcf_rm "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
+# Nearest finished build of the same toolchain that xcfleet recorded building here: fewest files to
+# write (new or changed), at least one file in common.
+printf '%s\n' "$manifest" | LC_ALL=C sort > "$b/.want.$$"
+best=""; bestd=$(printf '%s\n' "$manifest" | wc -l)
+for m in "$b"/*/.xcfleet-build; do
+  [ -f "$m" ] || continue
+  [ "$(sed -n 's/^toolchain=//p' "$m")" = "$tool" ] || continue
+  k=$(basename "$(dirname "$m")")
+  case "$k" in *[!0-9a-f]*|'') continue;; esac
+  [ ${#k} -eq 64 ] && [ -n "$(trusted "$k")" ] || continue
+  d=$(sed -n '/^--$/,$p' "$m" | sed 1d | LC_ALL=C sort | LC_ALL=C comm -13 - "$b/.want.$$" | wc -l)
+  if [ "$d" -lt "$bestd" ]; then bestd=$d; best=$(basename "$(dirname "$m")"); fi
+done
+rm -f "$b/.want.$$"
+# A base holding this job's product that is not what xcfleet recorded is not built upon (the
+# product would be carried over when nothing it is made from changed).
+if [ -n "$best" ] && xcf_has_product "$b/$best" && [ "$(xcf_product_hash "$b/$best")" != "$(trusted "$best")" ]; then best=""; fi
+origin=cold
+if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 2>/dev/null || { xcf_rm "$s"; cp -Rp "$b/$best" "$s"; }; else cp -a "$b/$best" "$s"; fi; }; then
+  origin="incremental $best"
+  chmod -R u+w "$s"
+  rm -f "$s/.xcfleet-build"
+  want=$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)
+  xcf_list "$s" | while IFS= read -r f; do printf '%s\n' "$want" | grep -qxF -- "$f" || rm -f -- "$s/$f"; done
+  printf '%s\n' "$manifest" | (cd "$s" && xcf_h -c 2>/dev/null) | sed -n 's/: FAILED.*$//p' | while IFS= read -r f; do
+    mkdir -p "$(dirname "$s/$f")" && cp -- "$job/$f" "$s/$f"
+  done
+else
+  xcf_rm "$s"; mkdir "$s" && cp -R "$job/." "$s/" && rm -f "$s/.xcfleet-build" || { echo "xcfleet: cannot stage the package in $s" >&2; exit 97; }
+  # Only what the key covers: steering files are left out of the build tree.
+  xcf_list "$s" | while IFS= read -r f; do printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | grep -qxF -- "$f" || rm -f -- "$s/$f"; done
+fi
+xcf_verify "$s" || { echo "xcfleet: the staged package in $s does not match the files sent; not building from it" >&2; xcf_rm "$s"; exit 97; }
+(cd "$s" && exec "$@" 9>&-); st=$?
+if [ $st -ne 0 ]; then xcf_rm "$s"; exit $st; fi
+xcf_has_product "$s" && ph=$(xcf_product_hash "$s") || { echo "xcfleet: the build made no test product matching $glob" >&2; xcf_rm "$s"; exit 97; }
+{ printf 'key=%s\ntoolchain=%s\nproduct=%s\n--\n' "$key" "$tool" "$ph"; printf '%s\n' "$manifest"; } > "$s/.xcfleet-build.tmp" &&
+  mv "$s/.xcfleet-build.tmp" "$s/.xcfleet-build" && mv "$s" "$b/$key" || { echo "xcfleet: cannot finish the build in $b/$key (disk full?)" >&2; xcf_rm "$s"; exit 97; }
+# Test processes (the login user's, but not root's) cannot write into a finished build by accident.
+[ "$ro" != 1 ] || chmod -R a-w "$b/$key"
+fresh=$ph
+xcf_evict "$b" "$root/.cache" "$max" "$minfree" "$key"
+exec 9>&-
+use "$origin"
+
+"""#
+
+    /// Scripts/cache-clean.sh
+    package static let cacheClean = #"""
+# `xcfleet hosts clean`, after work-root.sh and build-cache-common.sh. Argument: ROOT.
+set -u
+root=$1; b="$root/builds"
+# The shared functions' inputs: cleaning verifies and hashes nothing.
+manifest=""; glob=""
+[ -d "$root" ] || { echo "XCFLEET-BUILD clean nothing"; exit 0; }
+xcf_private "$root" || exit 97
+if [ -d "$b" ]; then
+  xcf_private "$b" && xcf_private "$b/.pins" || exit 97
+  exec 9>>"$b/.lock" || exit 97
+  perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die; flock($f, LOCK_EX) or die' || exit 97
+  for x in "$b/.stage" "$b"/.untrusted.* "$b"/*.evict.*; do xcf_rm "$x"; done
+fi
+if [ -d "$root/.cache" ]; then xcf_private "$root/.cache" || exit 97; rm -rf "$root/.cache"/.tmp-*; fi
+mkdir -p "$b"
+xcf_evict "$b" "$root/.cache" 0 0 ""
+echo "XCFLEET-BUILD clean done"
+
+"""#
+
+    /// Scripts/evict.pl
+    package static let evictPerl = #"""
+# Least-recently-used eviction of finished builds and push-cache entries (run by xcf_evict):
+# ARGV = BUILDS_DIR CACHE_DIR MAX_KIB_TOTAL*1024 MIN_FREE_BYTES KEEP_KEY. Entries in use (a live pin,
+# a claim younger than 10 minutes) stay. Prints `XCFLEET-BUILD evicted NAME KIB` per removal.
+use strict; use warnings;
+my ($bd, $c, $max, $minfree, $keep) = @ARGV;
+my $now = time; my @e;
+sub kib { my $o = `du -sk "$_[0]" 2>/dev/null`; return ($o =~ /^(\d+)/) ? $1 : 0; }
+sub inuse { my ($k) = @_; my $u = 0;
+  for my $p (glob("$bd/.pins/$k.*")) { open(my $f, "<", $p) or next; my $j = <$f> // ""; close $f; chomp $j;
+    if (-d $j && $now - (stat $p)[9] < 86400) { $u = 1 } else { unlink $p } }
+  return $u; }
+for my $d (glob("$bd/*")) { my ($k) = $d =~ m{/([0-9a-f]{64})$} or next; next if $k eq $keep;
+  push @e, [ (stat $d)[9], $d, kib($d), inuse($k), "" ]; }
+if ($c ne "" && -d $c) { for my $d (glob("$c/*")) { my ($k) = $d =~ m{/([0-9a-f]{64})$} or next;
+  push @e, [ (stat $d)[9], $d, kib($d), ($now - (stat $d)[9] < 600 ? 1 : 0), "$c/.claim-$k" ]; } }
+my $total = 0; $total += $_->[2] for @e;
+sub free { my @l = `df -Pk "$bd" 2>/dev/null`; my @f = split(/\s+/, $l[-1] // ""); return (@f >= 6 && $f[3] =~ /^\d+$/) ? $f[3] * 1024 : undef; }
+for my $x (sort { $a->[0] <=> $b->[0] } @e) {
+  my $fr = free();
+  last unless $total * 1024 > $max || (defined $fr && $fr < $minfree);
+  next if $x->[3];
+  my $t = "$x->[1].evict.$$";
+  rename($x->[1], $t) or next; system("chmod", "-R", "u+w", "--", $t); system("rm", "-rf", "--", $t); rmdir($x->[4]) if $x->[4] ne "";
+  $total -= $x->[2]; print "XCFLEET-BUILD evicted ", ($x->[1] =~ m{([^/]+/[^/]+)$})[0], " $x->[2]\n";
+}
+
+"""#
+
     /// Scripts/host-probe.sh
     package static let hostProbe = #"""
 # The host probe (HostProbe reads its output): sections @@uname, @@os, @@df STATUS,
@@ -24,6 +202,281 @@ echo "@@toolchain $st"; printf '%s\n' "$out"
 echo "@@cpu"; { sysctl -n machdep.cpu.brand_string 2>/dev/null || sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1; } | head -n 1
 { sysctl -n hw.ncpu 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null; } | head -n 1
 echo "@@end"
+
+"""#
+
+    /// Scripts/lease.pl
+    package static let leasePerl = #"""
+# Slot leases and process records on a host (HostLeaseScript): MODE ROOT ARGS... The process-record
+# subs (process-records.pl) are appended to this file when it is sent.
+use strict; use warnings;
+use Fcntl qw(:flock);
+use File::Path qw(make_path remove_tree);
+use Cwd ();
+$| = 1;
+umask(077);
+my $mode = shift @ARGV // '';
+my $root = shift @ARGV // '';
+sub fatal { print "fatal\t$_[0]\n"; exit 3; }
+fatal("no lease directory given") if $root eq '';
+if (!-d $root) { eval { make_path($root, { mode => 0700 }) }; }
+-d $root or fatal("cannot create $root: $!");
+{
+  my @l = lstat($root); my @st = stat($root);
+  my $why = !@st || !-d _ ? 'not a directory' : ($l[4] != $< || $st[4] != $<) ? "not owned by uid $<"
+          : ($st[2] & 022) ? 'group- or world-writable' : '';
+  fatal("refusing lease folder $root: $why; run chmod go-w on it or remove it") if $why ne '';
+}
+open(my $lk, '>>', "$root/lock") or fatal("cannot open $root/lock: $!");
+my $waited = 0;
+until (flock($lk, LOCK_EX | LOCK_NB)) {
+  fatal("$root/lock stayed locked for 30 s") if $waited++ > 600;
+  select(undef, undef, undef, 0.05);
+}
+my $now = time;
+sub holder {
+  my ($dir) = @_; my %h;
+  open(my $f, '<', "$dir/holder") or return undef;
+  while (my $l = <$f>) { chomp $l; my ($k, $v) = split /=/, $l, 2; $h{$k} = $v if defined $v; }
+  close $f;
+  return ($h{heartbeat} // '') =~ /^\d{1,12}$/ ? \%h : undef;
+}
+sub put_holder {
+  my ($dir, $h) = @_;
+  open(my $f, '>', "$dir/holder.tmp") or return 0;
+  print $f map { "$_=" . ($h->{$_} // '') . "\n" } qw(run lease host pid acquired heartbeat);
+  close($f) or return 0;
+  return rename("$dir/holder.tmp", "$dir/holder");
+}
+sub discard {
+  my ($dir) = @_;
+  my $gone = "$dir.gone.$$.$now." . int(rand(1e9));
+  rename($dir, $gone) or return 0;
+  remove_tree($gone);
+  return 1;
+}
+sub fields { my ($h) = @_; return map { $h->{$_} // '' } qw(run lease host pid); }
+my @slots;
+if ($mode eq 'acquire') {
+  my ($want, $run, $lease, $host, $pid, $ttl, $dead) = @ARGV;
+  fatal("bad acquire arguments") unless defined $dead && $want =~ /^\d{1,4}$/ && $ttl =~ /^\d{1,9}$/ && $lease ne '';
+  my %dead = map { $_ => 1 } grep { $_ ne '' } split /,/, $dead;
+  # Process-record folders others could write are refused before any slot is taken.
+  if (-e "$root/procs" || -l "$root/procs") {
+    my $why = private_dir("$root/procs");
+    fatal("refusing process-record folder $root/procs: $why; remove it (xcfleet makes it again, mode 700)") if $why ne '';
+    if (opendir(my $ph, "$root/procs")) {
+      for my $l (sort grep { !/^\./ } readdir $ph) {
+        my $w = private_dir("$root/procs/$l");
+        fatal("refusing process-record folder $root/procs/$l: $w; remove it (xcfleet makes it again, mode 700)") if $w ne '';
+      }
+      closedir $ph;
+    }
+  }
+  if (opendir(my $dh, $root)) { for my $e (readdir $dh) { remove_tree("$root/$e") if $e =~ /^slot-\d+\.gone\./; } closedir $dh; }
+  for my $n (0 .. $want - 1) {
+    my $dir = "$root/slot-$n";
+    if (-d $dir) {
+      my $h = holder($dir);
+      my $why = '';
+      if (!$h) {
+        my $age = $now - ((stat $dir)[9] // $now);
+        if ($age > $ttl) { $why = "no holder file for $age s"; }
+        else { print join("\t", 'busy', $n, '', '', '', '', 0), "\n"; next; }
+      } elsif (($h->{lease} // '') eq $lease) {
+        print "held\t$n\n"; next;
+      } elsif ($dead{$h->{lease} // ''}) {
+        $why = 'holder process is gone';
+      } elsif ($now - $h->{heartbeat} > $ttl) {
+        $why = 'heartbeat ' . ($now - $h->{heartbeat}) . ' s old';
+      } else {
+        print join("\t", 'busy', $n, fields($h), $now - $h->{heartbeat}), "\n"; next;
+      }
+      if (!discard($dir)) { print "error\t$n\tcannot reclaim $dir: $!\n"; next; }
+      print join("\t", 'reclaimed', $n, ($h ? fields($h) : ('', '', '', '')), $why), "\n";
+    }
+    if (mkdir $dir) {
+      if (put_holder($dir, { run => $run, lease => $lease, host => $host, pid => $pid, acquired => $now, heartbeat => $now })) {
+        print "acquired\t$n\n";
+      } else {
+        my $err = "$!"; remove_tree($dir); print "error\t$n\tcannot write $dir/holder: $err\n";
+      }
+    } else {
+      print "error\t$n\tcannot create $dir: $!\n";
+    }
+  }
+  # Process records of leases no live slot lease holds any more (dead runs): kill and remove.
+  my %live = ($lease => 1);
+  if (opendir(my $dh, $root)) {
+    for my $e (readdir $dh) {
+      next unless $e =~ /^slot-\d+$/;
+      my $h = holder("$root/$e") or next;
+      my $l = $h->{lease} // '';
+      $live{$l} = 1 if !$dead{$l} && $now - $h->{heartbeat} <= $ttl;
+    }
+    closedir $dh;
+  }
+  if (opendir(my $ph, "$root/procs")) {
+    my @leases = grep { !/^\./ } readdir $ph;
+    closedir $ph;
+    for my $l (sort @leases) { reap_lease_dir("$root/procs/$l", {}, 1) unless $live{$l}; }
+  }
+} elsif ($mode eq 'finish' || $mode eq 'reap') {
+  my ($lease, $arg) = @ARGV;
+  fatal("bad $mode arguments") unless defined $arg && $lease =~ /^[A-Za-z0-9._:@+-]+$/ && $lease !~ /^\./;
+  my $dir = "$root/procs/$lease";
+  if ($mode eq 'finish') {
+    fatal("bad record name") unless $arg =~ /^[A-Za-z0-9._:@+-]+$/ && $arg !~ /^\./;
+    my $w = private_dir($dir);
+    fatal("refusing process-record folder $dir: $w; remove it (xcfleet makes it again, mode 700)") if $w ne '' && $w ne 'missing';
+    report_record($arg, reap_record("$dir/$arg")) if -e "$dir/$arg" || -l "$dir/$arg";
+  } else {
+    my %keep = map { $_ => 1 } grep { $_ ne '' } split /,/, $arg;
+    reap_lease_dir($dir, \%keep, 0);
+  }
+} elsif ($mode eq 'heartbeat' || $mode eq 'release') {
+  my ($run, $lease, $list) = @ARGV;
+  fatal("bad $mode arguments") unless defined $list && $lease ne '';
+  for my $n (grep { /^\d{1,4}$/ } split /,/, $list) {
+    my $dir = "$root/slot-$n";
+    my $h = holder($dir);
+    my $ours = $h && ($h->{lease} // '') eq $lease && ($h->{run} // '') eq $run;
+    if ($mode eq 'heartbeat') {
+      if ($ours) { $h->{heartbeat} = $now; print(put_holder($dir, $h) ? "ok\t$n\n" : "error\t$n\tcannot write $dir/holder: $!\n"); }
+      else { print "lost\t$n\n"; }
+    } else {
+      if (!$ours) { print "notours\t$n\n"; }
+      elsif (discard($dir)) { print "released\t$n\n"; }
+      else { print "error\t$n\tcannot remove $dir: $!\n"; }
+    }
+  }
+} else {
+  fatal("unknown mode '$mode'");
+}
+exit 0;
+
+"""#
+
+    /// Scripts/process-record-wrap.sh
+    package static let processRecordWrap = #"""
+# Records the attempt's process group, then execs the command (ProcessRecordScript.wrap), after
+# work-root.sh. Arguments: DIR TOKEN RUN LEASE COMMAND...
+d=$1; f=$2; r=$3; l=$4; shift 4
+p=$(dirname "$d"); m=$(umask); umask 077
+xcf_private "$(dirname "$p")" && xcf_private "$p" && xcf_private "$d" || exit 97
+boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || sysctl -n kern.boottime 2>/dev/null)
+printf 'pgid=%s\nstart=%s\nboot=%s\ndir=%s\nrun=%s\nlease=%s\n' "$$" "$(ps -o lstart= -p $$ 2>/dev/null)" "$boot" "$PWD" "$r" "$l" > "$d/.$f.tmp" && mv -f "$d/.$f.tmp" "$d/$f"
+umask "$m"
+exec "$@"
+
+"""#
+
+    /// Scripts/process-records.pl
+    package static let processRecordsPerl = #"""
+# Process-record subs, appended to lease.pl (they use its $root, fatal and remove_tree).
+sub ps_groups {
+  my %g; open(my $ps, '-|', 'ps', '-A', '-o', 'pid=', '-o', 'pgid=', '-o', 'stat=') or return \%g;
+  while (my $l = <$ps>) { my ($p, $pg, $st) = split ' ', $l; next unless defined $st && $st !~ /^Z/; push @{$g{$pg}}, $p; }
+  close $ps; return \%g;
+}
+sub norm { my ($s) = @_; $s //= ''; $s =~ s/\s+/ /g; $s =~ s/^ | $//g; return $s; }
+sub ps_field { my ($f, $p) = @_; open(my $ps, '-|', 'ps', '-o', "$f=", '-p', $p) or return ''; local $/; my $s = <$ps>; close $ps; return norm($s); }
+sub boot_id {
+  if (open(my $f, '<', '/proc/sys/kernel/random/boot_id')) { local $/; my $b = <$f>; close $f; return norm($b); }
+  open(my $s, '-|', 'sysctl', '-n', 'kern.boottime') or return ''; local $/; my $b = <$s>; close $s; return norm($b);
+}
+sub private_dir {
+  my ($d) = @_;
+  my @st = lstat($d);
+  return 'missing' unless @st;
+  return 'a symlink' if -l _;
+  return 'not a directory' unless -d _;
+  return "owned by uid $st[4], not by uid $<" if $st[4] != $<;
+  return sprintf('group- or world-writable (mode %03o)', $st[2] & 07777) if $st[2] & 022;
+  return '';
+}
+sub clean_why { my ($s) = @_; $s =~ s/[^ -~]/?/g; return substr($s, 0, 200); }
+# A job folder of this work root: the local host's jobs/<id>-<8 hex> or an SSH host's <id>.<mktemp 8>,
+# a directory of the user, its path free of symlinks. Returns the path to remove, or ''.
+sub job_dir {
+  my ($dir) = @_;
+  (my $work = $root) =~ s{/[^/]+$}{};
+  return '' if $work eq '' || $dir !~ m{^/} || $dir =~ m{(^|/)\.\.?(/|$)};
+  my ($parent, $name) = $dir =~ m{^(.*)/([^/]+)$} or return '';
+  my $rw = eval { Cwd::realpath($work) } // return '';
+  my $rp = eval { Cwd::realpath($parent) } // return '';
+  my $ok = ($rp eq "$rw/jobs" && $name =~ /^[A-Za-z0-9._-]*-[0-9a-f]{8}$/)
+        || ($rp eq $rw && $name =~ /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}\.[A-Za-z0-9]{8}$/);
+  return '' unless $ok && $name !~ /^\./;
+  my @st = lstat("$rp/$name");
+  return '' unless @st && -d _ && !-l _ && $st[4] == $<;
+  return "$rp/$name";
+}
+sub read_record {
+  my ($file) = @_;
+  my @st = lstat($file);
+  return (undef, 'not a regular file') unless @st && -f _ && !-l _;
+  return (undef, "owned by uid $st[4], not by uid $<") if $st[4] != $<;
+  return (undef, 'larger than 4 KiB') if $st[7] > 4096;
+  open(my $f, '<', $file) or return (undef, "unreadable: $!");
+  my %r; my %known = map { $_ => 1 } qw(pgid start boot dir run lease);
+  while (my $l = <$f>) {
+    chomp $l;
+    my ($k, $v) = $l =~ /^([a-z]+)=(.*)$/ or return (undef, 'a line is not key=value');
+    return (undef, "unknown key '$k'") unless $known{$k};
+    return (undef, "key '$k' twice") if exists $r{$k};
+    $r{$k} = $v;
+  }
+  close $f;
+  for my $k (qw(pgid start boot dir run lease)) { return (undef, "no $k") unless exists $r{$k}; }
+  return (undef, 'pgid is not a process group') unless $r{pgid} =~ /^\d{1,10}$/ && $r{pgid} > 1;
+  return (undef, 'no start time of the group leader') if norm($r{start}) eq '';
+  return (undef, 'no boot id') if norm($r{boot}) eq '';
+  return (undef, 'dir is not an absolute path') unless $r{dir} =~ m{^/};
+  return (\%r, '');
+}
+sub reap_record {
+  my ($file) = @_;
+  my ($r, $why) = read_record($file);
+  my ($g, $status) = ($r ? $r->{pgid} : '', 'ignored');
+  if ($r) {
+    my $groups = ps_groups();
+    if (norm($r->{boot}) ne boot_id()) { $why = 'written before the host last booted'; }
+    elsif (!$groups->{$g}) { $status = 'gone'; }
+    elsif (!grep { $_ == $g } @{$groups->{$g}}) { $why = 'its group leader is gone, so the group cannot be identified'; }
+    elsif (ps_field('uid', $g) ne "$<") { $why = 'its group leader runs as another user'; }
+    elsif (ps_field('lstart', $g) ne norm($r->{start})) { $status = 'reused'; }
+    else {
+      kill('-TERM', $g); kill('-CONT', $g);
+      my $n = 0;
+      while ($n++ < 20) { select(undef, undef, undef, 0.1); last unless ps_groups()->{$g}; }
+      kill('-KILL', $g) if ps_groups()->{$g};
+      $status = 'killed';
+    }
+    if ($status ne 'ignored') { my $d = job_dir($r->{dir}); remove_tree($d) if $d ne ''; }
+  }
+  unlink $file;
+  return ($g, $status, clean_why($why));
+}
+sub report_record {
+  my ($token, $g, $status, $why) = @_;
+  if ($status eq 'ignored') { print join("\t", 'ignored', $token, $why), "\n"; }
+  else { print join("\t", 'reaped', $token, $g, $status), "\n"; }
+}
+sub reap_lease_dir {
+  my ($dir, $keep, $remove) = @_;
+  my $unsafe = private_dir($dir);
+  return if $unsafe eq 'missing';
+  fatal("refusing process-record folder $dir: $unsafe; remove it (xcfleet makes it again, mode 700)") if $unsafe ne '';
+  opendir(my $dh, $dir) or return;
+  my @e = grep { $_ ne '.' && $_ ne '..' } readdir $dh; closedir $dh;
+  for my $e (sort @e) {
+    if ($e =~ /^\./) { unlink "$dir/$e"; next; }
+    next if $keep->{$e};
+    report_record($e, reap_record("$dir/$e"));
+  }
+  rmdir $dir if $remove;
+}
 
 """#
 

@@ -66,33 +66,55 @@ final class HostScriptsTests: XCTestCase {
         XCTAssertTrue(HostProbeScript.script.hasSuffix(HostScriptSource.hostProbe))
     }
 
-    func testEveryShellScriptParsesAndPassesShellCheck() throws {
+    /// The shell scripts exactly as sent: the work-root functions prepended, arguments appended.
+    static var composedShellScripts: [(name: String, text: String)] {
+        let clean = BuildCacheScript.cleanCommand(workRoot: "/w").arguments[2]
+        let wrap = ProcessRecordScript.wrap(ShellCommand(["true"]), directory: "/d", token: "t", runID: "r", lease: "l").arguments[2]
+        return [("host probe", HostProbeScript.script), ("build cache", BuildCacheScript.script), ("cache clean", clean), ("process record", wrap)]
+    }
+
+    func testEveryShellScriptParses() throws {
         for s in try scripts() where s.name.hasSuffix(".sh") {
             let syntax = try TestShell.runProcess("/bin/sh", ["-n", s.url.path])
             XCTAssertEqual(syntax.status, 0, "sh -n \(s.name): \(syntax.stderr)")
         }
+        for (name, text) in Self.composedShellScripts {
+            let syntax = try TestShell.runProcess("/bin/sh", ["-n", "-c", text])
+            XCTAssertEqual(syntax.status, 0, "sh -n (\(name), as sent): \(syntax.stderr)")
+        }
+    }
+
+    /// ShellCheck over the scripts as sent (a fragment alone uses variables its caller sets).
+    func testTheComposedShellScriptsPassShellCheck() throws {
         guard let shellcheck = ["/usr/bin/shellcheck", "/usr/local/bin/shellcheck"].first(where: FileManager.default.isExecutableFile) else {
             if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("shellcheck is missing (scripts/install-deps.sh --test installs it)") }
             throw XCTSkip("shellcheck is not installed (apt-get install shellcheck)")
         }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-shellcheck-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var files: [String] = []
+        for (name, text) in Self.composedShellScripts {
+            let url = dir.appendingPathComponent(name.replacingOccurrences(of: " ", with: "-") + ".sh")
+            try ("#!/bin/sh\n" + text).write(to: url, atomically: true, encoding: .utf8)
+            files.append(url.path)
+        }
         // Warnings and errors; info-level notes are advice (e.g. SC2012 on `ls -ld` for an owner name).
-        let shells = try scripts().filter { $0.name.hasSuffix(".sh") }.map(\.url.path)
-        let lint = try TestShell.runProcess(shellcheck, ["-s", "sh", "-S", "warning"] + shells)
+        let lint = try TestShell.runProcess(shellcheck, ["-s", "sh", "-S", "warning"] + files)
         XCTAssertEqual(lint.status, 0, "shellcheck:\n\(lint.stdout)\(lint.stderr)")
     }
 
-    func testEveryPerlScriptCompiles() throws {
-        for s in try scripts() where s.name.hasSuffix(".pl") {
-            let check = try TestShell.runProcess("/usr/bin/perl", ["-c", s.url.path])
-            XCTAssertEqual(check.status, 0, "perl -c \(s.name): \(check.stderr)")
-        }
-    }
-
-    /// The scripts as composed and sent (functions prepended, arguments appended) parse as well.
-    func testTheComposedCommandsParse() throws {
-        for script in [HostProbeScript.script] {
-            let syntax = try TestShell.runProcess("/bin/sh", ["-n", "-c", script])
-            XCTAssertEqual(syntax.status, 0, syntax.stderr)
+    /// `perl -c` on each standalone Perl script and on the lease script as sent (lease.pl with the
+    /// process-record subs appended; process-records.pl alone uses lease.pl's variables).
+    func testThePerlScriptsCompile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-perl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lease = dir.appendingPathComponent("lease-as-sent.pl")
+        try HostLeaseScript.script.write(to: lease, atomically: true, encoding: .utf8)
+        for url in [Self.folder.appendingPathComponent("evict.pl"), Self.folder.appendingPathComponent("lease.pl"), lease] {
+            let check = try TestShell.runProcess("/usr/bin/perl", ["-c", url.path])
+            XCTAssertEqual(check.status, 0, "perl -c \(url.lastPathComponent): \(check.stderr)")
         }
     }
 

@@ -1,0 +1,95 @@
+# The build cache on a host (docs/builds.md), after work-root.sh and build-cache-common.sh.
+# Arguments: ROOT KEY TOOLCHAIN GLOB MANIFEST JOB MAX MINFREE TRUST READONLY COMMAND...
+set -u
+root=$1; key=$2; tool=$3; glob=$4; manifest=$5; job=$6; max=$7; minfree=$8; trust=$9; ro=${10}; shift 10
+b="$root/builds"
+xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
+case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
+why=""; fresh=""
+existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
+# The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
+trusted() { printf '%s\n' "$trust" | sed -n "s/^$1 \([0-9a-f]\{64\}\)\$/\1/p" | sed -n 1p; }
+check() {
+  m="$1/.xcfleet-build"
+  [ -O "$1" ] && [ ! -L "$1" ] || { why="not a directory of $(id -un)"; return 1; }
+  [ -f "$m" ] || { why="no marker"; return 1; }
+  [ "$(sed -n 's/^key=//p' "$m")" = "$key" ] || { why="its marker names another key"; return 1; }
+  xcf_verify "$1" || { why="a source file differs from the build's manifest"; return 1; }
+  xcf_has_product "$1" || { why="its test product is missing"; return 1; }
+  fresh=$(xcf_product_hash "$1")
+  want=$(trusted "$key")
+  if [ -n "$want" ]; then
+    [ "$fresh" = "$want" ] || { why="the test product differs from the SHA-256 xcfleet recorded when it built it"; return 1; }
+  elif [ "$existed" = 0 ] && [ "${2:-}" = locked ]; then
+    # Finished by another builder (another xcfleet process) while this job waited for the lock.
+    [ "$fresh" = "$(sed -n 's/^product=//p' "$m")" ] || { why="the test product differs from its recorded SHA-256"; return 1; }
+  else
+    why="xcfleet holds no record of building it on this host"; return 1
+  fi
+}
+use() {
+  touch "$b/$key" 2>/dev/null
+  printf '%s\n' "$job" > "$b/.pins/$key.$(basename "$job")"
+  (cd "$b/$key" && for p in $glob; do [ -e "$p" ] && say product "$b/$key/$p"; done)
+  say digest "$fresh"
+  say origin "$1"; exit 0
+}
+if [ -d "$b/$key" ]; then
+  check "$b/$key" && use cached
+  say untrusted "$why"
+fi
+exec 9>>"$b/.lock" || exit 97
+perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die "cannot use the lock: $!\n"; $| = 1; my $t = 0;
+  until (flock($f, LOCK_EX | LOCK_NB)) { if (time - $t >= 5) { print "XCFLEET-BUILD waiting\n"; $t = time; } select(undef, undef, undef, 0.1); }' || exit 97
+say locked
+if [ -d "$b/$key" ]; then
+  check "$b/$key" locked && { exec 9>&-; use cached; }
+  say untrusted "$why"
+  mv "$b/$key" "$b/.untrusted.$$" && xcf_rm "$b/.untrusted.$$"
+fi
+s="$b/.stage"
+xcf_rm "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
+# Nearest finished build of the same toolchain that xcfleet recorded building here: fewest files to
+# write (new or changed), at least one file in common.
+printf '%s\n' "$manifest" | LC_ALL=C sort > "$b/.want.$$"
+best=""; bestd=$(printf '%s\n' "$manifest" | wc -l)
+for m in "$b"/*/.xcfleet-build; do
+  [ -f "$m" ] || continue
+  [ "$(sed -n 's/^toolchain=//p' "$m")" = "$tool" ] || continue
+  k=$(basename "$(dirname "$m")")
+  case "$k" in *[!0-9a-f]*|'') continue;; esac
+  [ ${#k} -eq 64 ] && [ -n "$(trusted "$k")" ] || continue
+  d=$(sed -n '/^--$/,$p' "$m" | sed 1d | LC_ALL=C sort | LC_ALL=C comm -13 - "$b/.want.$$" | wc -l)
+  if [ "$d" -lt "$bestd" ]; then bestd=$d; best=$(basename "$(dirname "$m")"); fi
+done
+rm -f "$b/.want.$$"
+# A base holding this job's product that is not what xcfleet recorded is not built upon (the
+# product would be carried over when nothing it is made from changed).
+if [ -n "$best" ] && xcf_has_product "$b/$best" && [ "$(xcf_product_hash "$b/$best")" != "$(trusted "$best")" ]; then best=""; fi
+origin=cold
+if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 2>/dev/null || { xcf_rm "$s"; cp -Rp "$b/$best" "$s"; }; else cp -a "$b/$best" "$s"; fi; }; then
+  origin="incremental $best"
+  chmod -R u+w "$s"
+  rm -f "$s/.xcfleet-build"
+  want=$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)
+  xcf_list "$s" | while IFS= read -r f; do printf '%s\n' "$want" | grep -qxF -- "$f" || rm -f -- "$s/$f"; done
+  printf '%s\n' "$manifest" | (cd "$s" && xcf_h -c 2>/dev/null) | sed -n 's/: FAILED.*$//p' | while IFS= read -r f; do
+    mkdir -p "$(dirname "$s/$f")" && cp -- "$job/$f" "$s/$f"
+  done
+else
+  xcf_rm "$s"; mkdir "$s" && cp -R "$job/." "$s/" && rm -f "$s/.xcfleet-build" || { echo "xcfleet: cannot stage the package in $s" >&2; exit 97; }
+  # Only what the key covers: steering files are left out of the build tree.
+  xcf_list "$s" | while IFS= read -r f; do printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | grep -qxF -- "$f" || rm -f -- "$s/$f"; done
+fi
+xcf_verify "$s" || { echo "xcfleet: the staged package in $s does not match the files sent; not building from it" >&2; xcf_rm "$s"; exit 97; }
+(cd "$s" && exec "$@" 9>&-); st=$?
+if [ $st -ne 0 ]; then xcf_rm "$s"; exit $st; fi
+xcf_has_product "$s" && ph=$(xcf_product_hash "$s") || { echo "xcfleet: the build made no test product matching $glob" >&2; xcf_rm "$s"; exit 97; }
+{ printf 'key=%s\ntoolchain=%s\nproduct=%s\n--\n' "$key" "$tool" "$ph"; printf '%s\n' "$manifest"; } > "$s/.xcfleet-build.tmp" &&
+  mv "$s/.xcfleet-build.tmp" "$s/.xcfleet-build" && mv "$s" "$b/$key" || { echo "xcfleet: cannot finish the build in $b/$key (disk full?)" >&2; xcf_rm "$s"; exit 97; }
+# Test processes (the login user's, but not root's) cannot write into a finished build by accident.
+[ "$ro" != 1 ] || chmod -R a-w "$b/$key"
+fresh=$ph
+xcf_evict "$b" "$root/.cache" "$max" "$minfree" "$key"
+exec 9>&-
+use "$origin"

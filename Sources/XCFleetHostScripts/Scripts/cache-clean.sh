@@ -1,0 +1,17 @@
+# `xcfleet hosts clean`, after work-root.sh and build-cache-common.sh. Argument: ROOT.
+set -u
+root=$1; b="$root/builds"
+# The shared functions' inputs: cleaning verifies and hashes nothing.
+manifest=""; glob=""
+[ -d "$root" ] || { echo "XCFLEET-BUILD clean nothing"; exit 0; }
+xcf_private "$root" || exit 97
+if [ -d "$b" ]; then
+  xcf_private "$b" && xcf_private "$b/.pins" || exit 97
+  exec 9>>"$b/.lock" || exit 97
+  perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die; flock($f, LOCK_EX) or die' || exit 97
+  for x in "$b/.stage" "$b"/.untrusted.* "$b"/*.evict.*; do xcf_rm "$x"; done
+fi
+if [ -d "$root/.cache" ]; then xcf_private "$root/.cache" || exit 97; rm -rf "$root/.cache"/.tmp-*; fi
+mkdir -p "$b"
+xcf_evict "$b" "$root/.cache" 0 0 ""
+echo "XCFLEET-BUILD clean done"
