@@ -1,5 +1,4 @@
 import XCTest
-@testable import XCFleetKit
 import XCFleetTestSupport
 
 /// What a user sees in the terminal, through the real `xcfleet` binary, byte for byte: the exit
