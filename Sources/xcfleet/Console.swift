@@ -59,8 +59,9 @@ final class ConsoleProgress: Sendable {
 
     /// The short summary printed at the end of a run (stdout), one `ConsoleLine` per line: the
     /// caller prints it through `TerminalOutput` (sanitized, then coloured), so a test name with
-    /// a newline or escape sequences can never make a line of its own.
-    static func summary(_ report: RunReport, runDirectory: URL) -> [ConsoleLine] {
+    /// a newline or escape sequences can never make a line of its own. `runDirectory` is printed
+    /// as given: `report` passes the directory as the user named it.
+    static func summary(_ report: RunReport, runDirectory: String) -> [ConsoleLine] {
         var lines: [ConsoleLine] = []
         // The same words as report.html's banner and summary.md's headline (Verdict.headline).
         let headline = Verdict.headline(report)
@@ -96,7 +97,7 @@ final class ConsoleProgress: Sendable {
         for change in report.hostChanges ?? [] where change.change == .rejoined {
             lines.append(ConsoleLine("  host \(change.host) rejoined at \(String(format: "%.1f", change.t)) s"))
         }
-        lines.append(ConsoleLine("report: \(runDirectory.path)/ (report.json, junit.xml, summary.md, report.html, events.jsonl)"))
+        lines.append(ConsoleLine("report: \(runDirectory)/ (report.json, junit.xml, summary.md, report.html, events.jsonl)"))
         return lines
     }
 }

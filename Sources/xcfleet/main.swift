@@ -82,7 +82,7 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
         summary.cost = cost
         TerminalOutput.printJSON(try encoder.encode(summary))
     } else {
-        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory),
+        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory.path),
                                 color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
         print("cost: " + cost.summaryLine)
         if let line = TrendSummary.terminalLine(report) { print(TerminalText.sanitize(line)) }
@@ -200,7 +200,10 @@ func renderCommand(_ args: Arguments) throws -> Int32 {
 
 func reportCommand(_ args: Arguments) throws -> Int32 {
     guard args.positionals.count == 1 else { throw UsageError("report needs one RUN_DIR (see xcfleet report --help)") }
-    let dir = URL(fileURLWithPath: args.positionals[0])
+    // Named in the output as the user gave it (`report: runs/r1/`), not made absolute.
+    var shown = args.positionals[0]
+    while shown.count > 1 && shown.hasSuffix("/") { shown.removeLast() }
+    let dir = URL(fileURLWithPath: shown)
     let report = try ReportWriter.rebuild(runDirectory: dir)
     try ReportWriter.writeAll(report, to: dir)
     if let other = args.string("compare") {
@@ -210,9 +213,9 @@ func reportCommand(_ args: Arguments) throws -> Int32 {
     if args.flag("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        TerminalOutput.printJSON(try encoder.encode(RunSummaryJSON(report: report, runDirectory: dir.path)))
+        TerminalOutput.printJSON(try encoder.encode(RunSummaryJSON(report: report, runDirectory: shown)))
     } else {
-        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: dir))
+        TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: shown))
         if let line = TrendSummary.terminalLine(report) { print(TerminalText.sanitize(line)) }
     }
     return report.exitCode
@@ -258,7 +261,7 @@ func parseCommand(_ args: Arguments) async throws -> Int32 {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         TerminalOutput.printJSON(try encoder.encode(report))
     } else {
-        TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: URL(fileURLWithPath: ".")).dropLast()))
+        TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: ".").dropLast()))
     }
     return report.exitCode
 }

@@ -9,6 +9,12 @@ final class HTMLReportRendererTests: XCTestCase {
         XCTAssertEqual(HTMLReportRenderer().html(SampleReports.full), HTMLReportRenderer().html(SampleReports.full))
     }
 
+    /// The richest sample report, byte for byte (the summary.md and junit.xml goldens use it too).
+    func testFullReportMatchesGolden() throws {
+        let html = String(decoding: try HTMLReportRenderer().render(SampleReports.full), as: UTF8.self)
+        try GoldenFile.assertMatches(html, "report-full.html", what: "report.html")
+    }
+
     func testSectionsPresent() {
         let html = HTMLReportRenderer().html(SampleReports.full)
         for id in ["verdict", "gates", "probes", "timeline", "infra", "checklist"] {

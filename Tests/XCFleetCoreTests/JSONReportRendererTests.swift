@@ -18,6 +18,12 @@ final class JSONReportRendererTests: XCTestCase {
         XCTAssertEqual(try JSONReportRenderer.decode(a), SampleReports.full)
     }
 
+    /// The richest sample report, byte for byte (the summary.md and junit.xml goldens use it too).
+    func testFullReportMatchesGolden() throws {
+        let json = String(decoding: try JSONReportRenderer().render(SampleReports.full), as: UTF8.self)
+        try GoldenFile.assertMatches(json, "report-full.json", what: "report.json")
+    }
+
     func testNonFiniteMetricDoesNotThrow() throws {
         var report = SampleReports.probe
         report.suites[0].jobs[0].attempts[0].metrics.append(Metric(name: "odd", value: .nan, unit: "ratio"))

@@ -50,11 +50,6 @@ final class MarkdownSummaryRendererTests: XCTestCase {
     func testDeterministicAndMatchesGolden() throws {
         let md = MarkdownSummaryRenderer().markdown(SampleReports.full)
         XCTAssertEqual(md, MarkdownSummaryRenderer().markdown(SampleReports.full))
-        let url = ReportingTestSupport.fixturesDir.appendingPathComponent("golden/summary-full.md")
-        if ProcessInfo.processInfo.environment["XCFLEET_UPDATE_GOLDEN"] == "1" {
-            try Data(md.utf8).write(to: url)
-        }
-        let golden = try String(contentsOf: url, encoding: .utf8)
-        XCTAssertEqual(md, golden, "summary.md changed; if intended, rerun with XCFLEET_UPDATE_GOLDEN=1 and review the diff")
+        try GoldenFile.assertMatches(md, "summary-full.md", what: "summary.md")
     }
 }

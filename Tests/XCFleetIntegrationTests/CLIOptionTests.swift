@@ -79,11 +79,7 @@ final class CLIOptionTests: XCTestCase {
     private func assertGolden(_ args: [String], _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let r = try xcfleet(args)
         XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
-        let url = ReportingTestSupport.fixturesDir.appendingPathComponent("golden/\(name)")
-        if ProcessInfo.processInfo.environment["XCFLEET_UPDATE_GOLDEN"] == "1" { try r.stdout.write(to: url, atomically: true, encoding: .utf8) }
-        let golden = try String(contentsOf: url, encoding: .utf8)
-        XCTAssertEqual(r.stdout, golden, "`xcfleet \(args.joined(separator: " "))` changed; if intended, rerun with XCFLEET_UPDATE_GOLDEN=1 and review the diff",
-                       file: file, line: line)
+        try GoldenFile.assertMatches(r.stdout, name, what: "`xcfleet \(args.joined(separator: " "))`", file: file, line: line)
     }
 
     func testOverviewHelpMatchesGolden() throws { try assertGolden(["--help"], "help-overview.txt") }
