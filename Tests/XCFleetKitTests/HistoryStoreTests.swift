@@ -18,6 +18,25 @@ final class SQLiteHistoryStoreTests: XCTestCase {
     func testDurationsPreferComparableHosts() async throws { try await HistoryStoreContract.durationsPreferComparableHosts(try location()) }
     func testBulkInsertKeepsEveryValue() async throws { try await HistoryStoreContract.bulkInsertKeepsEveryValue(try location()) }
 
+    /// A damaged database whose `meta` still reads as ours (found by the historydb fuzz target):
+    /// refused as damaged before the WAL switch or a migration writes to it; its bytes stay as they were.
+    func testADamagedDatabaseIsRefusedBeforeAnythingIsWritten() async throws {
+        let sample = TestPaths.packageRoot.appendingPathComponent("fuzz/corpus/historydb/damaged-meta-ok.sqlite")
+        let bytes = try Data(contentsOf: sample)
+        let db = try TestPaths.temporaryDirectory().appendingPathComponent("history.sqlite")
+        try bytes.write(to: db)
+        do {
+            let store = try await HistoryDatabase.open(.sqlite(path: db.path))
+            await store.close()
+            XCTFail("a damaged database was opened")
+        } catch let error as HistoryError {
+            XCTAssertEqual(error.kind, .corrupt, error.message)
+            XCTAssertFalse(error.message.contains("\n"))
+        }
+        XCTAssertEqual(try Data(contentsOf: db), bytes, "the refused file was written")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db.path + "-wal"))
+    }
+
     func testCorruptFileIsANoteNotAnError() async throws {
         let dir = try TestPaths.temporaryDirectory()
         let db = dir.appendingPathComponent("history.sqlite")

@@ -433,6 +433,13 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
     /// A read-only look before anything is written (SQLite's WAL switch rewrites the header):
     /// a database with other tables, another application's `meta`, or a newer schema is not touched.
     private func refuseForeign(_ c: any SQLConnection) throws {
+        if c.dialect == .sqlite {
+            // A damaged file is found by reading it, before the WAL switch or a migration writes to it.
+            let check = try c.query("PRAGMA quick_check(1)", [])
+            if let verdict = check.first?.first?.string, verdict != "ok" {
+                throw HistoryError(.corrupt, "\(location) is a damaged SQLite database (quick_check: \(TerminalText.sanitize(String(verdict.prefix(120))))); move it away or pass --history-db")
+            }
+        }
         let tables = try c.tableNames()
         guard !tables.isEmpty else { return }
         guard tables.contains("meta") else { throw foreign(tables) }
