@@ -37,7 +37,7 @@ public enum HistoryLocation: Equatable, Sendable, CustomStringConvertible {
         if isPostgres(url) { return nil }
         let fix = "give postgresql://USER@HOST:5432/DB (the password in XCFLEET_HISTORY_URL or a passfile), or name a SQLite file with --history-db FILE"
         if let scheme = url.range(of: "://"), case let name = url[..<scheme.lowerBound], (1...20).contains(name.count),
-           name.first!.isASCII, name.first!.isLetter, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }) {
+           let first = name.first, first.isASCII, first.isLetter, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }) {
             return "'\(name)://…' is not a PostgreSQL URL (the scheme must be postgresql or postgres; the rest is not shown: it may hold a password); \(fix)"
         }
         return "is not a postgresql:// URL (\(url.count) characters, not shown: it may hold a password); \(fix)"
