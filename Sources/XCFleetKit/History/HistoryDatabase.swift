@@ -378,14 +378,22 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
             let dir = (path as NSString).deletingLastPathComponent
             if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
             let c = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout, journalMode: nil)
-            do {
-                try refuseForeign(c)
-                try c.useWriteAheadLog()
-            } catch {
-                c.close()
-                throw error
+            var attempt = 0
+            while true {
+                do {
+                    try refuseForeign(c)
+                    try c.useWriteAheadLog()
+                    return c
+                } catch let error as SQLError where error.kind == .busy && attempt < options.retries {
+                    // Another process is switching the same new file to WAL: SQLite answers busy at
+                    // once (no busy handler for that), so look again shortly (on the store's queue).
+                    attempt += 1
+                    Thread.sleep(forTimeInterval: 0.05 * Double(attempt))
+                } catch {
+                    c.close()
+                    throw error
+                }
             }
-            return c
         case .postgres(let url):
             return try PostgresConnection(url: url, connectTimeout: options.connectTimeout, statementTimeout: options.statementTimeout,
                                           passfile: options.passfile)
