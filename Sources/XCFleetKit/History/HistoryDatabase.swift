@@ -377,20 +377,23 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
             if let problem = Self.sqliteFileProblem(path) { throw HistoryError(.foreign, problem) }
             let dir = (path as NSString).deletingLastPathComponent
             if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-            let c = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout, journalMode: nil)
             var attempt = 0
             while true {
+                var opened: SQLiteConnection?
                 do {
+                    let c = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout, journalMode: nil)
+                    opened = c
                     try refuseForeign(c)
                     try c.useWriteAheadLog()
                     return c
                 } catch let error as SQLError where error.kind == .busy && attempt < options.retries {
                     // Another process is switching the same new file to WAL: SQLite answers busy at
                     // once (no busy handler for that), so look again shortly (on the store's queue).
+                    opened?.close()
                     attempt += 1
                     Thread.sleep(forTimeInterval: 0.05 * Double(attempt))
                 } catch {
-                    c.close()
+                    opened?.close()
                     throw error
                 }
             }
