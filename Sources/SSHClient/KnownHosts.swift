@@ -36,7 +36,9 @@ struct KnownHosts {
         var lineNumber = 0
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            // Like OpenSSH: only spaces and tabs separate or surround fields; a name may hold any
+            // other character, Unicode spaces too (a written line must read back as its own name).
+            let line = raw.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r"))
             if line.isEmpty || line.hasPrefix("#") { continue }
             var fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             var revoked = false

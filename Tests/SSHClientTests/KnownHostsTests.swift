@@ -34,6 +34,18 @@ final class KnownHostsTests: XCTestCase {
         XCTAssertEqual(SSHTarget(host: "::1", port: 2222, user: "u").knownHostsName, "[::1]:2222")
     }
 
+    /// Found by the knownhosts fuzz target: a name that starts with a Unicode space (U+2000) was
+    /// trimmed off its own line, so a line xcfleet wrote for it did not match it. Only spaces and
+    /// tabs surround fields, as in OpenSSH.
+    func testAWrittenLineMatchesANameWithUnicodeSpaces() {
+        let key: [UInt8] = Array("key".utf8)
+        for name in ["\u{2000}mac-1", "mac\u{00A0}1", "mac-1\u{3000}"] {
+            let hosts = KnownHosts(text: KnownHosts.plainLine(name: name, keyType: "ssh-ed25519", keyBlob: key))
+            XCTAssertEqual(hosts.verify(name: name, keyBlob: key), .match, name.debugDescription)
+        }
+        XCTAssertEqual(KnownHosts(text: "  \tmac-1 ssh-ed25519 a2V5 \r").verify(name: "mac-1", keyBlob: key), .match)
+    }
+
     func testChangedRevokedPatternsAndComments() {
         let text = """
         # comment
