@@ -20,21 +20,24 @@ final class SQLiteHistoryStoreTests: XCTestCase {
 
     /// A damaged database whose `meta` still reads as ours (found by the historydb fuzz target):
     /// refused as damaged before the WAL switch or a migration writes to it; its bytes stay as they were.
+    /// Likewise a damaged index that hides `schema_version` 99 from an indexed lookup but not from a
+    /// scan: the pre-write check reads `meta` exactly as the migration does.
     func testADamagedDatabaseIsRefusedBeforeAnythingIsWritten() async throws {
-        let sample = TestPaths.packageRoot.appendingPathComponent("fuzz/corpus/historydb/damaged-meta-ok.sqlite")
-        let bytes = try Data(contentsOf: sample)
-        let db = try TestPaths.temporaryDirectory().appendingPathComponent("history.sqlite")
-        try bytes.write(to: db)
-        do {
-            let store = try await HistoryDatabase.open(.sqlite(path: db.path))
-            await store.close()
-            XCTFail("a damaged database was opened")
-        } catch let error as HistoryError {
-            XCTAssertEqual(error.kind, .corrupt, error.message)
-            XCTAssertFalse(error.message.contains("\n"))
+        for (sample, kind) in [("damaged-meta-ok.sqlite", HistoryError.Kind.corrupt), ("meta-read-two-ways.sqlite", .newerSchema)] {
+            let bytes = try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent("fuzz/corpus/historydb/\(sample)"))
+            let db = try TestPaths.temporaryDirectory().appendingPathComponent("history.sqlite")
+            try bytes.write(to: db)
+            do {
+                let store = try await HistoryDatabase.open(.sqlite(path: db.path))
+                await store.close()
+                XCTFail("\(sample): a damaged database was opened")
+            } catch let error as HistoryError {
+                XCTAssertEqual(error.kind, kind, "\(sample): \(error.message)")
+                XCTAssertFalse(error.message.contains("\n"))
+            }
+            XCTAssertEqual(try Data(contentsOf: db), bytes, "\(sample): the refused file was written")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: db.path + "-wal"), sample)
         }
-        XCTAssertEqual(try Data(contentsOf: db), bytes, "the refused file was written")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: db.path + "-wal"))
     }
 
     func testCorruptFileIsANoteNotAnError() async throws {

@@ -414,10 +414,7 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
                     let tables = try c.tableNames()
                     var version = 0
                     if tables.contains("meta") {
-                        let meta = Dictionary(try c.query("SELECT key, value FROM meta", []).compactMap { r -> (String, String)? in
-                            guard let k = r[0].string, let v = r[1].string else { return nil }
-                            return (k, v)
-                        }, uniquingKeysWith: { a, _ in a })
+                        let meta = try Self.meta(c)
                         guard meta["application"] == HistorySchema.application else { throw foreign(tables) }
                         version = Int(meta["schema_version"] ?? "") ?? 0
                     } else if !tables.isEmpty {
@@ -454,10 +451,19 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
         let tables = try c.tableNames()
         guard !tables.isEmpty else { return }
         guard tables.contains("meta") else { throw foreign(tables) }
-        let meta = try c.query("SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')", [])
-        let value = { (key: String) in meta.first { $0.first?.string == key }?.last?.string }
-        guard value("application") == HistorySchema.application else { throw foreign(tables) }
-        if let version = value("schema_version").flatMap({ Int($0) }), version > HistorySchema.currentVersion { throw newerSchema(version) }
+        // Read exactly as `migrate` reads it, so that what passes here is what the migration sees.
+        let meta = try Self.meta(c)
+        guard meta["application"] == HistorySchema.application else { throw foreign(tables) }
+        if let version = Int(meta["schema_version"] ?? ""), version > HistorySchema.currentVersion { throw newerSchema(version) }
+    }
+
+    /// The `meta` table as `key → value` (the first row of a key wins): the one reading that both the
+    /// pre-write check and the migration decide on.
+    private static func meta(_ c: any SQLConnection) throws -> [String: String] {
+        Dictionary(try c.query("SELECT key, value FROM meta", []).compactMap { r -> (String, String)? in
+            guard r.count >= 2, let k = r[0].string, let v = r[1].string else { return nil }
+            return (k, v)
+        }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Why a password file (`XCFLEET_HISTORY_PASSFILE`, `PGPASSFILE`) may not be used, nil when
