@@ -261,6 +261,9 @@ func parseCommand(_ args: Arguments) async throws -> Int32 {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         TerminalOutput.printJSON(try encoder.encode(report))
     } else {
+        // Each failure with its place and message first (as a reader of the log needs it), then the verdict.
+        let failures = FailureListing.lines(report)
+        if !failures.isEmpty { TerminalOutput.printOut(failures, color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO)) }
         TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: ".").dropLast()))
     }
     return report.exitCode
