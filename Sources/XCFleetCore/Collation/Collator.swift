@@ -51,11 +51,12 @@ public struct Collator {
 
         /// A test's end: a new execution, unless it is the second printing of one already counted.
         mutating func finish(_ id: TestIdentifier, _ status: TestStatus, _ seconds: Double?, _ framework: TestFramework, _ clone: String?) {
-            let k = (framework == .swiftTesting ? "st:" : "") + Self.key(id)
-            var failures = pendingFailures.removeValue(forKey: id) ?? []
-            let skip = pendingSkips.removeValue(forKey: id)
-            running[Self.key(id)] = nil
-            finishedKeys.insert(Self.key(id))
+            let key = Self.key(id)
+            let k = framework == .swiftTesting ? "st:" + key : key
+            var failures = pendingFailures.isEmpty ? [] : pendingFailures.removeValue(forKey: id) ?? []
+            let skip = pendingSkips.isEmpty ? nil : pendingSkips.removeValue(forKey: id)
+            running[key] = nil
+            finishedKeys.insert(key)
             if current == id { current = nil }
             // Pair the classic `Test Case '-[M.C t]' passed` with `Test case 'C.t()' passed on '…'`.
             let other = clone == nil ? unpairedOn[k] : unpairedClassic[k]
@@ -221,7 +222,7 @@ public struct Collator {
                 report.tests[i].timedOut = true
                 report.tests[i].status = .failed
             }
-            report.tests = Collator.distinctTests(report.tests)
+            Collator.foldExecutions(&report.tests)
             var flakyKeys: Set<String> = []
             evidence.flakyInAttempt = report.tests.compactMap { t in
                 t.flaky && flakyKeys.insert(Self.key(t.id)).inserted ? Self.key(t.id) : nil
@@ -353,10 +354,12 @@ public struct Collator {
                                           uniquingKeysWith: { a, _ in a })
         var attemptsByJob: [String: [AttemptReport]] = [:]
         for ref in attemptOrder {
-            guard var builder = attempts[ref] else { continue }
+            // Taken out of the table, so the builder's arrays are edited in place, never copied.
+            guard var builder = attempts.removeValue(forKey: ref) else { continue }
             builder.close()
             builder.mapLocations(LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: hostPaths[ref] ?? [], sourceRoots: sourceRoots))
             var report = builder.report
+            builder.report.tests = []
             if !builder.ended {
                 report.lost = true
                 report.end = report.end ?? lastT
@@ -365,7 +368,9 @@ public struct Collator {
                 report.lost = true
             }
             let quarantined = quarantinedByJob[ref.jobID] ?? []
-            for i in report.tests.indices where quarantined.contains(report.tests[i].id) { report.tests[i].quarantined = true }
+            if !quarantined.isEmpty {
+                for i in report.tests.indices where quarantined.contains(report.tests[i].id) { report.tests[i].quarantined = true }
+            }
             report.problems = Verdict.problems(of: report, expected: expectedByJob[ref.jobID] ?? [], quarantined: quarantined)
             attemptsByJob[ref.jobID, default: []].append(report)
         }
@@ -398,12 +403,18 @@ public struct Collator {
                 totals.jobs += 1
                 totals.attempts += list.count
                 if let decisive = list.last, p.mutant == nil {
-                    totals.testsPassed += decisive.tests.filter { $0.status == .passed }.count
-                    totals.testsFailed += decisive.tests.filter { $0.status == .failed }.count
-                    let quarantinedFailed = decisive.tests.filter { $0.status == .failed && $0.quarantined == true }.count
+                    var quarantinedFailed = 0
+                    for t in decisive.tests {
+                        switch t.status {
+                        case .passed: totals.testsPassed += 1
+                        case .failed:
+                            totals.testsFailed += 1
+                            if t.quarantined == true { quarantinedFailed += 1 }
+                        case .skipped: totals.testsSkipped += 1
+                        }
+                        if t.flaky { totals.flakyTests += 1 }
+                    }
                     if quarantinedFailed > 0 { totals.quarantinedFailed = (totals.quarantinedFailed ?? 0) + quarantinedFailed }
-                    totals.testsSkipped += decisive.tests.filter { $0.status == .skipped }.count
-                    totals.flakyTests += decisive.tests.filter(\.flaky).count
                 }
             }
             let (status, reasons) = Verdict.suiteStatus(spec: spec, jobs: jobs, mutantFaults: mutantFaults)

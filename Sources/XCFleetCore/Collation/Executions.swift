@@ -21,54 +21,66 @@ extension Collator {
     /// are kept (the same location once), seconds add up, `executions` / `failedExecutions` say
     /// how many ran. Linear in executions.
     package static func distinctTests(_ executions: [TestResult]) -> [TestResult] {
+        var tests = executions
+        foldExecutions(&tests)
+        return tests
+    }
+
+    /// `distinctTests` in place (no copy of a result that ran once).
+    package static func foldExecutions(_ tests: inout [TestResult]) {
         /// Results of each test key, and the device each result ran on (`""`: not printed).
         var slots: [String: [Int]] = [:]
-        slots.reserveCapacity(executions.count)
+        slots.reserveCapacity(tests.count)
         var devices: [String] = []
-        var out: [TestResult] = []
-        out.reserveCapacity(executions.count)
-        /// Per result: the status of its last non-skipped execution, and whether an earlier one failed.
-        var lastRun: [TestStatus?] = []
-        var anyFailed: [Bool] = []
-        for e in executions {
-            let key = Verdict.testKey(e.id)
-            let dev = device(ofClone: e.clone)
+        devices.reserveCapacity(tests.count)
+        /// Per folded result: the status of its last non-skipped execution, whether one failed.
+        var folded: [Int: (last: TestStatus?, anyFailed: Bool)] = [:]
+        var removed: [Bool] = []
+        for j in tests.indices {
+            let key = Verdict.testKey(tests[j].id)
+            let dev = device(ofClone: tests[j].clone)
+            devices.append(dev)
             // An execution without a device (its end was never printed) joins the test's result.
             guard let i = slots[key]?.first(where: { dev.isEmpty || devices[$0].isEmpty || devices[$0] == dev }) else {
-                slots[key, default: []].append(out.count)
-                devices.append(dev)
-                out.append(e)
-                lastRun.append(e.status == .skipped ? nil : e.status)
-                anyFailed.append(e.status == .failed)
+                slots[key, default: []].append(j)
                 continue
             }
+            if removed.isEmpty { removed = Array(repeating: false, count: tests.count) }
+            removed[j] = true
             if devices[i].isEmpty { devices[i] = dev }
-            var merged = out[i]
-            let count = (merged.executions ?? 1) + 1
-            merged.executions = count
-            if e.status != .skipped { lastRun[i] = e.status }
-            if e.status == .failed { anyFailed[i] = true }
-            let failedCount = (merged.failedExecutions ?? (out[i].status == .failed ? 1 : 0)) + (e.status == .failed ? 1 : 0)
-            merged.failedExecutions = failedCount
-            for f in e.failures where !merged.failures.contains(where: { sameFailure($0, f) }) { merged.failures.append(f) }
-            if let s = e.seconds { merged.seconds = (merged.seconds ?? 0) + s }
-            merged.skipReason = merged.skipReason ?? e.skipReason
-            merged.clone = merged.clone ?? e.clone
-            if e.timedOut == true { merged.timedOut = true }
-            out[i] = merged
+            let e = tests[j]
+            var state = folded[i] ?? (tests[i].status == .skipped ? nil : tests[i].status, tests[i].status == .failed)
+            if e.status != .skipped { state.last = e.status }
+            if e.status == .failed { state.anyFailed = true }
+            folded[i] = state
+            let failedBefore = tests[i].failedExecutions ?? (tests[i].status == .failed ? 1 : 0)
+            tests[i].executions = (tests[i].executions ?? 1) + 1
+            tests[i].failedExecutions = failedBefore + (e.status == .failed ? 1 : 0)
+            for f in e.failures where !tests[i].failures.contains(where: { sameFailure($0, f) }) { tests[i].failures.append(f) }
+            if let s = e.seconds { tests[i].seconds = (tests[i].seconds ?? 0) + s }
+            if tests[i].skipReason == nil { tests[i].skipReason = e.skipReason }
+            if tests[i].clone == nil { tests[i].clone = e.clone }
+            if e.timedOut == true { tests[i].timedOut = true }
         }
-        for i in out.indices where out[i].executions != nil {
-            if out[i].failedExecutions == 0 { out[i].failedExecutions = nil }
-            if out[i].timedOut == true {
-                out[i].status = .failed
-            } else if let last = lastRun[i] {
-                out[i].status = last
-                out[i].flaky = last == .passed && anyFailed[i]
+        guard !folded.isEmpty else { return }
+        for (i, state) in folded {
+            if tests[i].failedExecutions == 0 { tests[i].failedExecutions = nil }
+            if tests[i].timedOut == true {
+                tests[i].status = .failed
+                tests[i].flaky = false
+            } else if let last = state.last {
+                tests[i].status = last
+                tests[i].flaky = last == .passed && state.anyFailed
             } else {
-                out[i].status = .skipped
+                tests[i].status = .skipped
             }
         }
-        return out
+        var w = 0
+        for r in tests.indices where !removed[r] {
+            if w != r { tests.swapAt(w, r) }
+            w += 1
+        }
+        tests.removeLast(tests.count - w)
     }
 
     /// Same file name and line (or same message without a location).
