@@ -59,14 +59,14 @@ public enum Verdict {
             if attempt.infraError == nil && attempt.timedOutPhase == nil { out.append("test command never completed") }
         }
         // Every expected test must be observed passing (skips do not count as passes).
-        let passed = Set(observed.filter { $0.status == .passed }.map { key($0.id.className, $0.id.name) })
+        let passed: Set<String> = expected.isEmpty ? [] : Set(observed.lazy.filter { $0.status == .passed }.map { key($0.id.className, $0.id.name) })
         let missing = expected.filter { name in
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return !passed.contains(key("", name)) }
             let cls = parts[0].split(separator: ".").last.map(String.init) ?? parts[0]
             return !passed.contains(key(cls, parts[1]))
         }
-        let failedKeys = Set(failedAll.map { key($0.id.className, $0.id.name) })
+        let failedKeys: Set<String> = missing.isEmpty ? [] : Set(failedAll.map { key($0.id.className, $0.id.name) })
         let notRun = missing.filter { name in
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             let cls = parts.first.flatMap { $0.split(separator: ".").last.map(String.init) } ?? ""
