@@ -125,28 +125,9 @@ public struct Renderer: Sendable {
         return "xcfleet-" + String(allowed)
     }
 
-    /// Finds `Class/test` names: `class X: XCTestCase` declarations and `func testY(` inside them, in order.
-    public static func scanTests(_ source: String) -> [String] {
-        var out: [String] = []
-        var currentClass: String?
-        for raw in source.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("//") { continue }
-            if let r = line.range(of: "class ") , line.contains("XCTestCase") {
-                let rest = line[r.upperBound...]
-                let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-                if !name.isEmpty { currentClass = String(name) }
-                continue
-            }
-            if let cls = currentClass, let r = line.range(of: "func test") {
-                let before = line[..<r.lowerBound]
-                guard before.allSatisfy({ $0.isLetter || $0 == " " || $0 == "@" }) else { continue }
-                let name = "test" + line[r.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-                if line[r.upperBound...].dropFirst(name.count - 4).first == "(" { out.append("\(cls)/\(name)") }
-            }
-        }
-        return out
-    }
+    /// `Class/test` names of the XCTest methods in `source` (`SwiftTestScanner`: comments,
+    /// strings, `#if false`, private, parameterised and static methods are not tests).
+    public static func scanTests(_ source: String) -> [String] { SwiftTestScanner.tests(in: source) }
 
     /// The one generated settings file: the plan's parameters as typed Swift dictionaries. Nothing
     /// that only steers a test run (repetition, shard, mutant id) is compiled in, so repetitions and
