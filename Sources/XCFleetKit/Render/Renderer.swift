@@ -176,6 +176,7 @@ public struct Renderer: Sendable {
             case .bool(let b): bools[k] = b
             }
         }
+        let claims = suite.subject?.claims.map { "[" + $0.sorted().map(lit).joined(separator: ", ") + "]" } ?? "nil"
         func dict<V>(_ d: [String: V], _ render: (V) -> String) -> String {
             if d.isEmpty { return "[:]" }
             return "[\n" + d.sorted { $0.key < $1.key }.map { "        \(lit($0.key)): \(render($0.value)),\n" }.joined() + "    ]"
@@ -189,6 +190,8 @@ public struct Renderer: Sendable {
             static let ints: [String: Int] = \(dict(ints, { String($0) }))
             static let doubles: [String: Double] = \(dict(doubles, { $0.isFinite ? "\($0)" : "0" }))
             static let bools: [String: Bool] = \(dict(bools, { $0 ? "true" : "false" }))
+            /// The contract ids the suite's subject claims (nil: every id).
+            static let claims: Set<String>? = \(claims)
         }
 
         """
