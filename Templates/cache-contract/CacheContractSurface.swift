@@ -7,11 +7,6 @@ import XCTest
 // protocols. xcfleet's own `CacheContract` is plugged in the same way
 // (`Templates/adapters/cache-contract/ReferenceAdapter.swift`). docs/templates.md shows an adapter.
 
-/// The contract version a certificate names. Changes when a test is added, removed or tightened.
-enum CacheContractVersion {
-    static let current = "cache-contract/2"
-}
-
 /// C1: a key the subject built from (account, resource id, content revision).
 protocol ContractKey: Sendable {
     /// The account field as the subject holds it.
