@@ -68,6 +68,12 @@ public struct Renderer: Sendable {
         for (rel, data) in try readTree(templateFolder(suite.template)) where rel.hasSuffix(".swift") {
             files["\(testDir)/\(rel)"] = data
         }
+        // A template calling another's surface (the probes call the cache contract's) gets that file too.
+        if let surface = info.surface, surface != suite.template {
+            for (rel, data) in try readTree(root.templates.appendingPathComponent(surface)) where rel.hasSuffix("Surface.swift") {
+                files["\(testDir)/\(rel)"] = data
+            }
+        }
         var adapterPath: String?
         if let subject = suite.subject {
             // The team's package as it is, and their adapter beside the contract tests.
@@ -85,7 +91,7 @@ public struct Renderer: Sendable {
                 files["Sources/CacheContract/\(rel)"] = data
             }
             // xcfleet's own CacheContract plugs into the contract's surface through its adapter.
-            let adapters = root.templates.appendingPathComponent("adapters/\(suite.template)")
+            let adapters = root.templates.appendingPathComponent("adapters/\(info.surface ?? suite.template)")
             if FileManager.default.fileExists(atPath: adapters.path) {
                 for (rel, data) in try readTree(adapters) where rel.hasSuffix(".swift") { files["\(testDir)/\(rel)"] = data }
             }
@@ -103,7 +109,9 @@ public struct Renderer: Sendable {
             }
             else if path.hasPrefix("Sources/CacheContract/") { origin = .core(prefix + path) }
             else if path.hasPrefix(testDir + "/"), TemplateInfo.named(suite.template) != nil, !FileManager.default.fileExists(atPath: templateFolder(suite.template).appendingPathComponent(String(path.dropFirst(testDir.count + 1))).path) {
-                origin = .template("\(prefix)Templates/adapters/\(suite.template)/\(path.dropFirst(testDir.count + 1))")
+                let file = path.dropFirst(testDir.count + 1)
+                origin = .template(file.hasSuffix("Surface.swift") ? "\(prefix)Templates/\(info.surface ?? suite.template)/\(file)"
+                                                                   : "\(prefix)Templates/adapters/\(info.surface ?? suite.template)/\(file)")
             }
             else if path.hasPrefix(testDir + "/") { origin = .template("\(prefix)Templates/\(suite.template)/\(path.dropFirst(testDir.count + 1))") }
             else { origin = .template("\(prefix)Templates/package/\(path)") }

@@ -18,9 +18,10 @@ extension PlanLoader {
         var ok = true
         var contract: ContractInfo?
         if let template {
-            contract = TemplateInfo.named(template)?.contract
-            if contract == nil {
-                r.report("template '\(template)' has no contract surface to put a subject under (subjects run: \(TemplateInfo.all.filter { $0.contract != nil }.map(\.name).joined(separator: ", ")))", field)
+            let info = TemplateInfo.named(template)
+            contract = info?.surface.flatMap { TemplateInfo.named($0)?.contract }
+            if info?.surface == nil {
+                r.report("template '\(template)' has no contract surface to put a subject under (subjects run under: \(TemplateInfo.all.filter { $0.surface != nil }.map(\.name).joined(separator: ", ")))", field)
                 ok = false
             }
         }

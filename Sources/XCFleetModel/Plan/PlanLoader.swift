@@ -78,7 +78,7 @@ public enum PlanLoader {
             }
         }
         guard let name else { return nil }
-        return TestPlan(name: name, description: description, suites: suites, sourcePath: path)
+        return TestPlan(name: name, description: description, suites: withReferenceProbes(suites), sourcePath: path)
     }
 
     private static func readSuite(_ object: SchemaObject, index: Int, defaults: SuiteFields, knownTemplates: Set<String>,
@@ -238,6 +238,23 @@ public enum PlanLoader {
             r.report("expected a string, number or bool, or {\"value\": …, \"secret\": true}, got \(field.node.value.kindDescription)", field)
             return nil
         }
+    }
+
+    /// A probe suite with a subject runs side by side with the same probe against xcfleet's
+    /// reference implementation: a second suite `<name>.reference` right after it (unless the plan
+    /// already has a suite of that name).
+    static func withReferenceProbes(_ suites: [SuiteSpec]) -> [SuiteSpec] {
+        var out: [SuiteSpec] = []
+        let names = Set(suites.map(\.name))
+        for suite in suites {
+            out.append(suite)
+            guard suite.kind == .probe, suite.subject != nil, !names.contains(suite.name + ".reference") else { continue }
+            var reference = suite
+            reference.name += ".reference"
+            reference.subject = nil
+            out.append(reference)
+        }
+        return out
     }
 
     /// Suite names name folders (`render --out`, job directories): a plain path component that

@@ -10,10 +10,13 @@ public struct TemplateInfo: Equatable, Sendable {
     /// The contract whose ids the template's tests carry and that a subject can be put under
     /// (nil: no contract surface; `subject` is refused).
     public var contract: ContractInfo? = nil
+    /// The template whose surface (`*Surface.swift`) and adapters this one's tests call; a subject
+    /// can be put under it (nil: no surface).
+    public var surface: String? = nil
 
     public static let all: [TemplateInfo] = [
-        TemplateInfo(name: "cache-contract", testTarget: "CacheContractTests", requires: [], contract: .cache),
-        TemplateInfo(name: "pressure-probes", testTarget: "PressureProbeTests", requires: []),
+        TemplateInfo(name: "cache-contract", testTarget: "CacheContractTests", requires: [], contract: .cache, surface: "cache-contract"),
+        TemplateInfo(name: "pressure-probes", testTarget: "PressureProbeTests", requires: [], surface: "cache-contract"),
         TemplateInfo(name: "combine-lifetime", testTarget: "CombineLifetimeTests", requires: ["combine"]),
     ]
 
@@ -22,11 +25,12 @@ public struct TemplateInfo: Equatable, Sendable {
     public static let reservedFolders: Set<String> = ["package", "subject-package", "mutants", "adapters"]
     public static var names: Set<String> { Set(all.map(\.name)) }
 
-    package init(name: String, testTarget: String, requires: [String], contract: ContractInfo? = nil) {
+    package init(name: String, testTarget: String, requires: [String], contract: ContractInfo? = nil, surface: String? = nil) {
         self.name = name
         self.testTarget = testTarget
         self.requires = requires
         self.contract = contract
+        self.surface = surface
     }
 
     /// A team's own template (a folder of test files under `--templates DIR`): test target named
