@@ -172,7 +172,7 @@ func planCheckCommand(_ args: Arguments) throws -> Int32 {
     for path in args.positionals {
         let plan = try loadPlan(path, args)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
-              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
+              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template)\($0.subject.map { ", subject \($0.module) in \($0.package)" } ?? ""))" }.joined(separator: ", "))])
         if let quarantine = try loadQuarantine(args, plan: plan) {
             let file = args.string("quarantine") ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
             let next = quarantine.entries.min { $0.expires < $1.expires }
