@@ -92,4 +92,24 @@ final class SubjectContractRunTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("mutant box-ignores-account does not apply: Sources/AppCache/ItemCache.swift does not contain the text of edits[0].find"), result.stderr)
         XCTAssertTrue(result.stderr.contains("Contract/mutants/box-ignores-account/mutant.json"), result.stderr)
     }
+
+    func testPlanCheckFindsATeamTemplateOnlyWithTemplatesDir() throws {
+        let dir = try TestPaths.temporaryDirectory("team-templates")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("templates/my-tests"), withIntermediateDirectories: true)
+        try Data("import XCTest\nfinal class MineTests: XCTestCase {\n    func testOne() {}\n}\n".utf8)
+            .write(to: dir.appendingPathComponent("templates/my-tests/MineTests.swift"))
+        let plan = dir.appendingPathComponent("mine.json")
+        try Data(#"{"name": "mine", "suites": [{"name": "mine", "template": "my-tests"}]}"#.utf8).write(to: plan)
+
+        let without = try xcfleet(["plan", "check", plan.path])
+        XCTAssertEqual(without.status, 2, without.stdout + without.stderr)
+        XCTAssertTrue(without.stderr.contains("unknown template 'my-tests'") && without.stderr.contains("--templates DIR"), without.stderr)
+        let with = try xcfleet(["plan", "check", plan.path, "--templates", dir.appendingPathComponent("templates").path])
+        XCTAssertEqual(with.status, 0, with.stdout + with.stderr)
+        XCTAssertTrue(with.stdout.contains("mine (gate, my-tests)"), with.stdout)
+        let out = dir.appendingPathComponent("out")
+        let rendered = try xcfleet(["render", plan.path, "--out", out.path, "--templates", dir.appendingPathComponent("templates").path])
+        XCTAssertEqual(rendered.status, 0, rendered.stdout + rendered.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("mine/Tests/MyTests/MineTests.swift").path))
+    }
 }
