@@ -68,5 +68,6 @@ let package = Package(
         .executableTarget(name: "bench-schedule", dependencies: ["XCFleetKit"], path: "bench/schedule"),
         .executableTarget(name: "bench-history", dependencies: ["XCFleetKit"], path: "bench/history", exclude: ["run.sh"]),
         .executableTarget(name: "bench-report", dependencies: ["XCFleetKit"], path: "bench/report", exclude: ["run.sh"]),
+        .executableTarget(name: "bench-scale", dependencies: ["XCFleetKit"], path: "bench/scale", exclude: ["run.sh"]),
     ]
 )

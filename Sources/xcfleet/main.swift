@@ -270,6 +270,9 @@ func parseCommand(_ args: Arguments) async throws -> Int32 {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         TerminalOutput.printJSON(try encoder.encode(report))
     } else {
+        // Each failure with its place and message first (as a reader of the log needs it), then the verdict.
+        let failures = FailureListing.lines(report)
+        if !failures.isEmpty { TerminalOutput.printOut(failures, color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO)) }
         TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: ".").dropLast()))
     }
     return report.exitCode
@@ -286,8 +289,13 @@ func hostsCleanCommand(_ args: Arguments) async throws -> Int32 {
 func hostsCheckCommand(_ args: Arguments) async throws -> Int32 {
     guard args.positionals.isEmpty else { throw UsageError("hosts check takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts check --help)") }
     let fleet = try args.string("fleet").map { try FleetLoader.load(path: $0) } ?? .local
+    let simulator = try args.string("destination").map { text -> XcodeDestination in
+        do { return try XcodeDestination.parse(text) } catch { throw UsageError("--destination \(text): \(error) (see xcfleet hosts check --help)") }
+    }
+    if simulator != nil && !args.flag("deep") { throw UsageError("--destination is for --deep (see xcfleet hosts check --help)") }
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults,
-                                          minimumFreeBytes: fleet.minFreeDiskBytes ?? HostProbe.defaultMinimumFreeBytes)
+                                          minimumFreeBytes: fleet.minFreeDiskBytes ?? HostProbe.defaultMinimumFreeBytes,
+                                          deep: args.flag("deep"), simulator: simulator)
     if args.flag("json") {
         print(HostChecker.json(results))
     } else {

@@ -36,7 +36,7 @@ final class VerdictTrustTests: XCTestCase {
             "1 test failed: StoreTests/testCrash",
             "xcodebuild reports failure: ** TEST FAILED **",
         ]),
-        "c03_executions.txt": Expected(exit: 1, passed: 4, failed: 1, reasons: [
+        "c03_executions.txt": Expected(exit: 1, passed: 2, failed: 0, reasons: [
             "flaky: KeyTests/testRace failed, then passed within attempt 1",
         ]),
         "c07_uitest_assertion.txt": Expected(exit: 1, passed: 0, failed: 1, reasons: ["1 test failed: HomeUITests/testLogin"]),
@@ -229,16 +229,22 @@ final class VerdictTrustTests: XCTestCase {
                       "\(report.suites[0].jobs[0].reasons)")
     }
 
-    // MARK: 3. Every execution counts
+    // MARK: 3. Every execution counts, once per test
 
     func testEveryExecutionCountsAndFailedThenPassedIsFlaky() throws {
         let report = try Self.report("c03_executions.txt")
         let tests = try XCTUnwrap(Self.attempt(report)?.tests)
-        XCTAssertEqual(tests.map(\.id.name), ["testHash", "testHash", "testHash", "testRace", "testRace"])
-        XCTAssertEqual(tests.map(\.status), [.passed, .passed, .passed, .failed, .passed])
-        XCTAssertEqual(tests.map(\.flaky), [false, false, false, false, true])
-        XCTAssertEqual(tests[3].failures.count, 1, "the failure belongs to the first execution only")
-        XCTAssertEqual(tests[4].failures, [])
+        // Two tests: one ran three times, one failed and then passed.
+        XCTAssertEqual(tests.map(\.id.name), ["testHash", "testRace"])
+        XCTAssertEqual(tests.map(\.status), [.passed, .passed])
+        XCTAssertEqual(tests.map(\.flaky), [false, true])
+        XCTAssertEqual(tests.map(\.executions), [3, 2])
+        XCTAssertEqual(tests.map(\.failedExecutions), [nil, 1])
+        XCTAssertEqual(tests[1].failures.count, 1, "the failed execution's failure is kept")
+        XCTAssertEqual(report.totals.testsPassed, 2)
+        XCTAssertEqual(report.totals.testsFailed, 0)
+        // The runner's own count is of executions, and agrees.
+        XCTAssertEqual(Self.attempt(report)?.evidence?.sawXCTest.executions, 5)
         XCTAssertEqual(report.suites[0].jobs[0].finalState, .flaky)
         XCTAssertEqual(report.suites[0].status, .red)
         XCTAssertEqual(report.suites[0].reasons, ["log@log: flaky: KeyTests/testRace failed, then passed within attempt 1 (the plan does not allow flaky)"])
@@ -356,7 +362,12 @@ final class VerdictTrustTests: XCTestCase {
         Test case 'A.t()' passed on 'Clone 1 of iPhone - xctest (1)' (0.1 seconds)
         Test case 'A.t()' passed on 'Clone 2 of iPhone - xctest (2)' (0.1 seconds)
         """
-        XCTAssertEqual(Collator.attemptReport(events: OutputParser.parse(clones), ended: AttemptEnded(), host: "h", slot: 0, number: 1).tests.count, 2)
+        let cloned = Collator.attemptReport(events: OutputParser.parse(clones), ended: AttemptEnded(), host: "h", slot: 0, number: 1)
+        XCTAssertEqual(cloned.tests.map(\.executions), [2], "two clones of one device ran the test twice: one test")
+        XCTAssertEqual(cloned.evidence?.sawXCTest.executions, 2)
+        // On two devices it is two tests.
+        let devices = clones.replacingOccurrences(of: "Clone 2 of iPhone", with: "Clone 1 of iPad")
+        XCTAssertEqual(Collator.attemptReport(events: OutputParser.parse(devices), ended: AttemptEnded(), host: "h", slot: 0, number: 1).tests.count, 2)
     }
 
     func testEveryCrashIsSeen() {

@@ -33,6 +33,7 @@ public struct Collator {
         /// Tests started and not yet ended (by key), and the order tests were first started in.
         var running: [String: TestIdentifier] = [:]
         var startedOrder: [(String, TestIdentifier)] = []
+        var startedKeys: Set<String> = []
         var finishedKeys: Set<String> = []
         /// Tests a crash was attributed to (by key).
         var crashed: Set<String> = []
@@ -50,11 +51,12 @@ public struct Collator {
 
         /// A test's end: a new execution, unless it is the second printing of one already counted.
         mutating func finish(_ id: TestIdentifier, _ status: TestStatus, _ seconds: Double?, _ framework: TestFramework, _ clone: String?) {
-            let k = (framework == .swiftTesting ? "st:" : "") + Self.key(id)
-            var failures = pendingFailures.removeValue(forKey: id) ?? []
-            let skip = pendingSkips.removeValue(forKey: id)
-            running[Self.key(id)] = nil
-            finishedKeys.insert(Self.key(id))
+            let key = Self.key(id)
+            let k = framework == .swiftTesting ? "st:" + key : key
+            var failures = pendingFailures.isEmpty ? [] : pendingFailures.removeValue(forKey: id) ?? []
+            let skip = pendingSkips.isEmpty ? nil : pendingSkips.removeValue(forKey: id)
+            running[key] = nil
+            finishedKeys.insert(key)
             if current == id { current = nil }
             // Pair the classic `Test Case '-[M.C t]' passed` with `Test case 'C.t()' passed on '…'`.
             let other = clone == nil ? unpairedOn[k] : unpairedClassic[k]
@@ -89,13 +91,7 @@ public struct Collator {
             }
         }
 
-        /// Same file name and line (or same message without a location).
-        static func sameFailure(_ a: FailureDetail, _ b: FailureDetail) -> Bool {
-            guard let la = a.line, let lb = b.line, let fa = a.file, let fb = b.file else {
-                return a.file == nil && b.file == nil && a.line == nil && b.line == nil && a.message == b.message
-            }
-            return la == lb && (fa as NSString).lastPathComponent == (fb as NSString).lastPathComponent
-        }
+        static func sameFailure(_ a: FailureDetail, _ b: FailureDetail) -> Bool { Collator.sameFailure(a, b) }
 
         mutating func apply(_ event: TestEvent) {
             switch event {
@@ -123,9 +119,18 @@ public struct Collator {
                 total.failed = total.failed || !passed
                 evidence.swiftTesting = total
             case .testStarted(let id, _):
-                current = id
                 let k = Self.key(id)
-                if running[k] == nil, !finishedKeys.contains(k), !startedOrder.contains(where: { $0.0 == k }) {
+                if running[k] != nil, let died = pendingFailures[id], !died.isEmpty {
+                    // Started again without an end after a crash or timeout (a relaunch, the next
+                    // iteration): the execution before ended there, failed.
+                    pendingFailures[id] = nil
+                    pendingSkips[id] = nil
+                    record(TestResult(id: id, status: .failed, failures: died))
+                    evidence.failedWithoutEnd += 1
+                    crashed.remove(k)
+                }
+                current = id
+                if running[k] == nil, !finishedKeys.contains(k), startedKeys.insert(k).inserted {
                     startedOrder.append((k, id))
                 }
                 running[k] = id
@@ -199,20 +204,29 @@ public struct Collator {
                 evidence.failedWithoutEnd += 1
             }
             pendingFailures = [:]
-            evidence.unfinished = startedOrder.filter { !finishedKeys.contains($0.0) && !crashed.contains($0.0) }.map(\.1)
-            if evidence.xctest == nil { evidence.xctest = largestXCTestSummary }
-            // Failed, then passed within this attempt: flaky (the passing execution is marked).
-            var failedKeys: Set<String> = []
-            var flaky: [String] = []
-            for i in report.tests.indices {
-                let k = Self.key(report.tests[i].id)
-                if report.tests[i].status == .failed { failedKeys.insert(k) }
-                else if report.tests[i].status == .passed, failedKeys.contains(k) {
-                    report.tests[i].flaky = true
-                    if !flaky.contains(k) { flaky.append(k) }
+            // Tests that xcodebuild's `Failing tests:` recap names and that printed no result at
+            // all (a device or clone that failed to prepare, a lost end): failed.
+            if let listed = evidence.failingTests {
+                var seen = Set(report.tests.map { Self.key($0.id) })
+                for id in listed where seen.insert(Self.key(id)).inserted {
+                    record(TestResult(id: id, status: .failed, failures: [FailureDetail(message: "listed as failing by xcodebuild (no result line in the output)")]))
+                    finishedKeys.insert(Self.key(id))
+                    evidence.failedWithoutEnd += 1
                 }
             }
-            evidence.flakyInAttempt = flaky
+            evidence.unfinished = startedOrder.filter { !finishedKeys.contains($0.0) && !crashed.contains($0.0) }.map(\.1)
+            if evidence.xctest == nil { evidence.xctest = largestXCTestSummary }
+            // One result per test (and device), its executions counted; failed, then passed last
+            // within this attempt: flaky.
+            for i in report.tests.indices where report.tests[i].failures.contains(where: Collator.isTimeAllowance) {
+                report.tests[i].timedOut = true
+                report.tests[i].status = .failed
+            }
+            Collator.foldExecutions(&report.tests)
+            var flakyKeys: Set<String> = []
+            evidence.flakyInAttempt = report.tests.compactMap { t in
+                t.flaky && flakyKeys.insert(Self.key(t.id)).inserted ? Self.key(t.id) : nil
+            }
             evidence.sawSwiftTesting.distinct = Set(report.tests.filter { $0.id.suite.isEmpty }.map(\.id.name)).count
             report.evidence = evidence.isEmpty ? nil : evidence
         }
@@ -340,10 +354,12 @@ public struct Collator {
                                           uniquingKeysWith: { a, _ in a })
         var attemptsByJob: [String: [AttemptReport]] = [:]
         for ref in attemptOrder {
-            guard var builder = attempts[ref] else { continue }
+            // Taken out of the table, so the builder's arrays are edited in place, never copied.
+            guard var builder = attempts.removeValue(forKey: ref) else { continue }
             builder.close()
             builder.mapLocations(LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: hostPaths[ref] ?? [], sourceRoots: sourceRoots))
             var report = builder.report
+            builder.report.tests = []
             if !builder.ended {
                 report.lost = true
                 report.end = report.end ?? lastT
@@ -352,7 +368,9 @@ public struct Collator {
                 report.lost = true
             }
             let quarantined = quarantinedByJob[ref.jobID] ?? []
-            for i in report.tests.indices where quarantined.contains(report.tests[i].id) { report.tests[i].quarantined = true }
+            if !quarantined.isEmpty {
+                for i in report.tests.indices where quarantined.contains(report.tests[i].id) { report.tests[i].quarantined = true }
+            }
             report.problems = Verdict.problems(of: report, expected: expectedByJob[ref.jobID] ?? [], quarantined: quarantined)
             attemptsByJob[ref.jobID, default: []].append(report)
         }
@@ -385,12 +403,18 @@ public struct Collator {
                 totals.jobs += 1
                 totals.attempts += list.count
                 if let decisive = list.last, p.mutant == nil {
-                    totals.testsPassed += decisive.tests.filter { $0.status == .passed }.count
-                    totals.testsFailed += decisive.tests.filter { $0.status == .failed }.count
-                    let quarantinedFailed = decisive.tests.filter { $0.status == .failed && $0.quarantined == true }.count
+                    var quarantinedFailed = 0
+                    for t in decisive.tests {
+                        switch t.status {
+                        case .passed: totals.testsPassed += 1
+                        case .failed:
+                            totals.testsFailed += 1
+                            if t.quarantined == true { quarantinedFailed += 1 }
+                        case .skipped: totals.testsSkipped += 1
+                        }
+                        if t.flaky { totals.flakyTests += 1 }
+                    }
                     if quarantinedFailed > 0 { totals.quarantinedFailed = (totals.quarantinedFailed ?? 0) + quarantinedFailed }
-                    totals.testsSkipped += decisive.tests.filter { $0.status == .skipped }.count
-                    totals.flakyTests += decisive.tests.filter(\.flaky).count
                 }
             }
             let (status, reasons) = Verdict.suiteStatus(spec: spec, jobs: jobs, mutantFaults: mutantFaults)

@@ -122,6 +122,27 @@ package struct ByteLine {
         return p
     }
 
+    /// Bytes of an invisible format character at `i` (zero-width space, non-joiner and joiner,
+    /// the direction marks and embeddings, word joiner and invisible operators, byte-order mark,
+    /// soft hyphen), 0 when there is none.
+    @inline(__always)
+    package func invisibleLength(at i: Int) -> Int {
+        ByteLine.invisibleLength(self[i], self[i + 1], self[i + 2])
+    }
+
+    @inline(__always)
+    package static func invisibleLength(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8) -> Int {
+        switch b0 {
+        case 0xE2:
+            if b1 == 0x80, (0x8B...0x8F).contains(b2) || (0xAA...0xAE).contains(b2) { return 3 }
+            if b1 == 0x81, (0xA0...0xA4).contains(b2) { return 3 }
+            return 0
+        case 0xEF: return b1 == 0xBB && b2 == 0xBF ? 3 : 0
+        case 0xC2: return b1 == 0xAD ? 2 : 0
+        default: return 0
+        }
+    }
+
     /// Length of the UTF-8 sequence a lead byte announces (1 for ASCII and stray bytes).
     @inline(__always)
     package static func scalarLength(lead: UInt8) -> Int {

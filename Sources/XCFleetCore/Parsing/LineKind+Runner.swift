@@ -162,3 +162,82 @@ extension LineKind {
         }
     }
 }
+
+// MARK: - A banner spliced into a result line
+
+extension LineKind {
+    /// xcodebuild's closing banners, as they land inside another line when its stream and the
+    /// test runner's interleave (`Test Case '…' pass** TEST SUCCEEDED **ed (0.1 seconds).`).
+    private static let knownBanners: [StaticString] = [
+        "** TEST SUCCEEDED **", "** TEST FAILED **", "** TEST EXECUTE SUCCEEDED **", "** TEST EXECUTE FAILED **",
+        "** TEST BUILD SUCCEEDED **", "** TEST BUILD FAILED **", "** BUILD SUCCEEDED **", "** BUILD FAILED **",
+        "** CLEAN SUCCEEDED **", "** ARCHIVE SUCCEEDED **", "** ARCHIVE FAILED **", "** ANALYZE SUCCEEDED **",
+        "** ANALYZE FAILED **", "** INSTALL SUCCEEDED **",
+    ]
+
+    /// O(1): only a line that starts like a result line (XCTest's `Test Case '`, a Swift Testing
+    /// glyph) or with a banner can hold a banner spliced into a result.
+    @inline(__always)
+    package static func mayHoldBanner(_ l: ByteLine) -> Bool {
+        switch l[0] {
+        case UInt8(ascii: "T"): return l.has("Test Case '", at: 0) || l.has("Test case '", at: 0)
+        case UInt8(ascii: "*"): return l[1] == UInt8(ascii: "*") && l[2] == 32
+        case 0xC0...0xF7: return true
+        default: return false
+        }
+    }
+
+    /// The first known banner inside the line, as `from..<to`; nil when there is none or the
+    /// banner is the whole line.
+    package static func splicedBanner(_ l: ByteLine) -> (Int, Int)? {
+        var from = 0
+        while let star = l.index(of: UInt8(ascii: "*"), from: from) {
+            if l[star + 1] == UInt8(ascii: "*"), l[star + 2] == 32 {
+                for banner in knownBanners where l.has(banner, at: star) {
+                    let to = star + banner.utf8CodeUnitCount
+                    return star == 0 && to == l.count ? nil : (star, to)
+                }
+            }
+            from = star + 1
+        }
+        return nil
+    }
+
+    /// A line holding a banner at `from..<to`: the banner's statement, then the line without it.
+    /// A banner in the middle of a line that reads cleanly as it is (a message quoting one) is
+    /// left there. What still cannot be read after the cut is reported unreadable as usual.
+    package static func rejoin(_ l: ByteLine, cutting from: Int, _ to: Int, into events: inout [TestEvent], depth: Int = 0) {
+        if from > 0 && to < l.count {
+            var asIs: [TestEvent] = []
+            classify(l, into: &asIs)
+            if !asIs.isEmpty, asIs.allSatisfy(readsCleanly) {
+                events += asIs
+                return
+            }
+        }
+        _ = banner(ByteLine(bytes: UnsafeBufferPointer(rebasing: l.bytes[from..<to]), number: l.number), &events)
+        var joined = Array(l.bytes[0..<from])
+        joined.append(contentsOf: l.bytes[to...])
+        // Blanks the banner left at the start (a banner in front of the result).
+        while joined.first == 32 || joined.first == 9 { joined.removeFirst() }
+        guard !joined.isEmpty else { return }
+        joined.withUnsafeBufferPointer { buffer in
+            let rest = ByteLine(bytes: buffer, number: l.number)
+            if depth < 3, mayHoldBanner(rest), let (f, t) = splicedBanner(rest) {
+                rejoin(rest, cutting: f, t, into: &events, depth: depth + 1)
+            } else {
+                classify(rest, into: &events)
+            }
+        }
+    }
+
+    /// An event read from a line holding a banner that makes sense with the banner left in.
+    private static func readsCleanly(_ e: TestEvent) -> Bool {
+        switch e {
+        case .unreadableResult: return false
+        case .testStarted(let id, _), .testFinished(let id, _, _, _, _), .testSkipped(let id?, _), .testFailure(let id?, _, _, _):
+            return !id.name.contains("** ") && !id.suite.contains("** ") && !id.name.contains(" **")
+        default: return true
+        }
+    }
+}

@@ -8,8 +8,15 @@ extension LineKind {
     package static func swiftTesting(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         var p = ByteLine.scalarLength(lead: l[0])
         if l[p] == 0xEF, l[p + 1] == 0xB8, l[p + 2] == 0x8E || l[p + 2] == 0x8F { p += 3 }
-        guard l[p] == 32 else { return false }
-        while l[p] == 32 { p += 1 }
+        // Blanks, with any invisible format characters among them (a zero-width space).
+        let glyphEnd = p
+        while true {
+            if l[p] == 32 { p += 1; continue }
+            let n = l.invisibleLength(at: p)
+            guard n > 0 else { break }
+            p += n
+        }
+        guard p > glyphEnd else { return false }
 
         if l.has("Test run with ", at: p) { return runSummary(l, p + 14, &events) }
         if l.has("Test run started", at: p) { return true }
@@ -57,7 +64,9 @@ extension LineKind {
         return (l.string(p, end), end)
     }
 
-    private static func testLine(_ l: ByteLine, _ p: Int, _ events: inout [TestEvent]) -> Bool {
+    private static func testLine(_ l: ByteLine, _ start: Int, _ events: inout [TestEvent]) -> Bool {
+        var p = start
+        while case let n = l.invisibleLength(at: p), n > 0 { p += n }
         guard let (name, after) = swiftTestingName(l, p) else { return false }
         let id = TestIdentifier(suite: "", name: name)
         var q = after

@@ -19,6 +19,11 @@ extension LineKind {
             status = .failed; p += 6
         } else if l.has("skipped", at: p) {
             status = .skipped; p += 7
+        } else if l.has("exceeded execution time allowance", at: p) {
+            // A timeout: its failure; the end line (or, when the process is killed, the collator)
+            // makes it a failed, timed-out test.
+            events.append(.testFailure(id, file: nil, line: nil, message: "Test " + l.string(from: p)))
+            return true
         } else {
             return l.has("measured", at: p)   // a performance test's figures; its result line follows
         }
@@ -101,7 +106,7 @@ extension LineKind {
             if l[quote + 1] == 32 {
                 let p = quote + 2
                 if l.has("started", at: p) || l.has("passed", at: p) || l.has("failed", at: p)
-                    || l.has("skipped", at: p) || l.has("measured", at: p) { return quote }
+                    || l.has("skipped", at: p) || l.has("measured", at: p) || l.has("exceeded ", at: p) { return quote }
                 if first == nil { first = quote }
             }
             q = quote + 1

@@ -153,7 +153,14 @@ public struct OutputParser: Sendable {
     private static func trimmedLine(_ raw: UnsafeBufferPointer<UInt8>, _ state: inout LineState, into events: inout [TestEvent]) {
         var lo = 0
         var hi = raw.count
-        while lo < hi, raw[lo] == 32 || raw[lo] == 9 { lo += 1 }
+        // Blanks and invisible format characters (a zero-width space in front of a result line).
+        while lo < hi {
+            if raw[lo] == 32 || raw[lo] == 9 { lo += 1; continue }
+            guard raw[lo] >= 0xC2 else { break }
+            let n = ByteLine.invisibleLength(raw[lo], lo + 1 < hi ? raw[lo + 1] : 0, lo + 2 < hi ? raw[lo + 2] : 0)
+            guard n > 0 else { break }
+            lo += n
+        }
         while hi > lo, raw[hi - 1] == 32 || raw[hi - 1] == 9 { hi -= 1 }
         guard hi > lo else { return }
         let line = ByteLine(bytes: UnsafeBufferPointer(rebasing: raw[lo..<hi]), number: state.number)
@@ -169,6 +176,10 @@ public struct OutputParser: Sendable {
         }
         if line.count == 14, line.has("Failing tests:", at: 0) {
             state.inFailingTests = true
+            return
+        }
+        if LineKind.mayHoldBanner(line), let (from, to) = LineKind.splicedBanner(line) {
+            LineKind.rejoin(line, cutting: from, to, into: &events)
             return
         }
         LineKind.classify(line, into: &events)

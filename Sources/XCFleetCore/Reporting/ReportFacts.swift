@@ -88,14 +88,17 @@ package enum ReportFacts {
         let earlierAttempts = job.attempts.dropLast()
         var result: [TestOutcome] = []
         let observed = decisive.map { $0.lost ? [] : $0.tests } ?? []
-        for test in observed {
-            var earlier: [TestOutcome.EarlierRun] = []
-            for attempt in earlierAttempts {
-                for t in attempt.tests where t.id == test.id && t.status == .failed {
-                    earlier.append(.init(attempt: attempt.number, host: attempt.host,
-                                         failures: t.failures.isEmpty ? [FailureDetail(message: "failed")] : t.failures))
-                }
+        // Failed runs of each test in earlier attempts, looked up by identity (linear in tests).
+        var earlierByID: [TestIdentifier: [TestOutcome.EarlierRun]] = [:]
+        for attempt in earlierAttempts {
+            for t in attempt.tests where t.status == .failed {
+                earlierByID[t.id, default: []].append(.init(attempt: attempt.number, host: attempt.host,
+                                                             failures: t.failures.isEmpty ? [FailureDetail(message: "failed")] : t.failures))
             }
+        }
+        result.reserveCapacity(observed.count)
+        for test in observed {
+            let earlier = earlierByID.isEmpty ? [] : earlierByID[test.id] ?? []
             let status: TestOutcome.Status
             switch test.status {
             case .passed: status = .passed
@@ -107,10 +110,13 @@ package enum ReportFacts {
                                       flaky: test.flaky || (status == .passed && !earlier.isEmpty),
                                       earlier: earlier, contractIDs: test.contractIDs, quarantined: test.quarantined ?? false))
         }
+        // `matches` by class name and test name: one set of observed names, one of those listed.
+        let seen: Set<String> = job.planned.expectedTests.isEmpty ? [] : Set(observed.map { $0.id.className + "/" + $0.id.name })
+        var listed: Set<TestIdentifier> = []
         for name in job.planned.expectedTests {
             let id = identifier(fromManifest: name)
-            if observed.contains(where: { matches($0.id, id) }) { continue }
-            if result.contains(where: { $0.status == .notRun && $0.id == id }) { continue }
+            if seen.contains(id.className + "/" + id.name) { continue }
+            if !listed.insert(id).inserted { continue }
             let why: String
             if decisive == nil {
                 why = "\(job.finalState.rawValue): \(reason(job))"

@@ -138,6 +138,12 @@ package enum ReportText {
     /// Replaces illegal characters and neutralises bidi controls and line separators
     /// (`TerminalText.layoutReplacement`), then each scalar the table names with its replacement.
     private static func escape(_ text: String, _ replacement: (Unicode.Scalar) -> String?) -> String {
+        // Printable ASCII without a markup character (most names and paths) stays as it is: no
+        // table replaces a letter, digit or other such character, and none is illegal or a layout control.
+        if text.utf8.allSatisfy({ b in
+            b >= 0x20 && b < 0x7F && b != UInt8(ascii: "&") && b != UInt8(ascii: "<") && b != UInt8(ascii: ">")
+                && b != UInt8(ascii: "\"") && b != UInt8(ascii: "'")
+        }) { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for s in legal(text).unicodeScalars {

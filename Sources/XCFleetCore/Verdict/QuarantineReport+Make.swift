@@ -12,14 +12,15 @@ extension QuarantineReport {
                 for job in suite.jobs where job.planned.mutant == nil {
                     for attempt in job.attempts {
                         for result in attempt.tests where entry.matches(result.id) {
-                            t.executions += 1
-                            switch result.status {
-                            case .passed: t.passed += 1
-                            case .failed:
-                                t.failed += 1
+                            // A result stands for all of its executions in the attempt.
+                            let runs = result.executions ?? 1
+                            let failedRuns = result.failedExecutions ?? (result.status == .failed ? 1 : 0)
+                            t.executions += runs
+                            t.failed += failedRuns
+                            if failedRuns > 0 {
                                 t.firstFailure = result.failures.first.map(ReportText.failureLine) ?? t.firstFailure ?? "failed"
-                            case .skipped: skipped += 1
                             }
+                            if result.status == .skipped && failedRuns == 0 { skipped += runs } else { t.passed += runs - failedRuns }
                         }
                     }
                 }

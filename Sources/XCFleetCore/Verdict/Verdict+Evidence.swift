@@ -22,7 +22,8 @@ extension Verdict {
             out.append("xcodebuild reports failure: " + e.failureStatements.prefix(3).joined(separator: "; "))
         }
         if let listed = e.failingTests {
-            let failedKeys = Set(attempt.tests.filter { $0.status == .failed }.map { testKey($0.id) })
+            // A test that failed in one of its executions (then passed: flaky) was seen failing.
+            let failedKeys = Set(attempt.tests.filter { $0.status == .failed || ($0.failedExecutions ?? 0) > 0 }.map { testKey($0.id) })
             let missing = listed.filter { !failedKeys.contains(testKey($0)) }
             if !missing.isEmpty {
                 out.append("not proven: xcodebuild lists \(missing.count) failing test\(missing.count == 1 ? "" : "s") xcfleet did not see fail: \(names(missing))")
@@ -81,6 +82,6 @@ extension Verdict {
     public static func testKey(_ id: TestIdentifier) -> String { id.testKey }
 
     private static func names(_ ids: [TestIdentifier]) -> String {
-        ids.prefix(3).map { "\($0.className)/\($0.name)" }.joined(separator: ", ") + (ids.count > 3 ? ", …" : "")
+        ids.prefix(3).map(\.shortDescription).joined(separator: ", ") + (ids.count > 3 ? ", …" : "")
     }
 }

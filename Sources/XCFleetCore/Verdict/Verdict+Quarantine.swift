@@ -9,7 +9,7 @@ extension Verdict {
     /// put down to the quarantine; any other failure keeps them as reasons.
     /// Every failed execution counts, also one a later execution in the attempt recovered from.
     package static func quarantineForgives(_ attempt: AttemptReport, quarantined: [QuarantineEntry]) -> Bool {
-        let failed = attempt.tests.filter { $0.status == .failed }
+        let failed = attempt.tests.filter { $0.status == .failed || ($0.failedExecutions ?? 0) > 0 }
         guard !quarantined.isEmpty, !failed.isEmpty, failed.allSatisfy({ quarantined.contains($0.id) }) else { return false }
         guard attempt.unattributedFailures.isEmpty, attempt.crashes.isEmpty, attempt.buildErrors.isEmpty else { return false }
         return (attempt.evidence?.failingTests ?? []).allSatisfy { quarantined.contains($0) }

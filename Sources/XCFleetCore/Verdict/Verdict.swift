@@ -37,7 +37,7 @@ public enum Verdict {
         let failed = failedAll.filter { !quarantined.contains($0.id) }
         let forgiven = quarantineForgives(attempt, quarantined: quarantined)
         if !failed.isEmpty {
-            let names = failed.prefix(5).map { "\($0.id.className)/\($0.id.name)" }.joined(separator: ", ")
+            let names = failed.prefix(5).map(\.id.shortDescription).joined(separator: ", ")
             out.append("\(failed.count) test\(failed.count == 1 ? "" : "s") failed: \(names)\(failed.count > 5 ? ", …" : "")")
         } else if !attempt.unattributedFailures.isEmpty {
             out.append("failure reported: \(location(attempt.unattributedFailures[0]))\(attempt.unattributedFailures[0].message)")
@@ -59,14 +59,14 @@ public enum Verdict {
             if attempt.infraError == nil && attempt.timedOutPhase == nil { out.append("test command never completed") }
         }
         // Every expected test must be observed passing (skips do not count as passes).
-        let passed = Set(observed.filter { $0.status == .passed }.map { key($0.id.className, $0.id.name) })
+        let passed: Set<String> = expected.isEmpty ? [] : Set(observed.lazy.filter { $0.status == .passed }.map { key($0.id.className, $0.id.name) })
         let missing = expected.filter { name in
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return !passed.contains(key("", name)) }
             let cls = parts[0].split(separator: ".").last.map(String.init) ?? parts[0]
             return !passed.contains(key(cls, parts[1]))
         }
-        let failedKeys = Set(failedAll.map { key($0.id.className, $0.id.name) })
+        let failedKeys: Set<String> = missing.isEmpty ? [] : Set(failedAll.map { key($0.id.className, $0.id.name) })
         let notRun = missing.filter { name in
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             let cls = parts.first.flatMap { $0.split(separator: ".").last.map(String.init) } ?? ""

@@ -35,6 +35,13 @@ public struct TestResult: Equatable, Codable, Sendable {
     public var flaky: Bool
     /// The test is in the run's quarantine (its failures do not make the gate red); nil otherwise.
     public var quarantined: Bool? = nil
+    /// Executions of the test folded into this result when it ran more than once in the attempt
+    /// (`-test-iterations`, retries, a clone relaunching it); nil for one execution.
+    public var executions: Int? = nil
+    /// Executions among those that failed, when more than one execution ran and some failed.
+    public var failedExecutions: Int? = nil
+    /// An execution exceeded its execution time allowance (the result is failed); nil otherwise.
+    public var timedOut: Bool? = nil
 
     public init(id: TestIdentifier, status: TestStatus, seconds: Double? = nil, failures: [FailureDetail] = [], skipReason: String? = nil, clone: String? = nil, flaky: Bool = false) {
         self.id = id

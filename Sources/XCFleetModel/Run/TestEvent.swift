@@ -15,6 +15,10 @@ public struct TestIdentifier: Hashable, Codable, Sendable, Comparable, CustomStr
     /// `Suite/name`, the form `swift test list` prints and manifests use.
     public var description: String { suite.isEmpty ? name : "\(suite)/\(name)" }
 
+    /// `Class/name` without the module, or just the name of a Swift Testing test outside a suite
+    /// (`overwrite()`, `Loader miss path`): the short form reasons and lists print.
+    public var shortDescription: String { className.isEmpty ? name : "\(className)/\(name)" }
+
     /// The class part without a module prefix (`Module.Class` → `Class`).
     public var className: String {
         guard let dot = suite.lastIndex(of: ".") else { return suite }
@@ -98,6 +102,15 @@ public enum ContractID {
     /// `test_C1_C2_x` → `["C1","C2"]`. An id is `C` or `K` followed by digits, preceded by a
     /// non-letter (or `test`) and not followed by another digit.
     public static func find(in name: String) -> [String] {
+        // Most names hold no `C` or `K` followed by a digit: no scalars array, no letter table.
+        var candidate = false
+        var previous: UInt8 = 0
+        for b in name.utf8 {
+            if (previous == UInt8(ascii: "C") || previous == UInt8(ascii: "K")) && b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") { candidate = true; break }
+            previous = b
+        }
+        guard candidate else { return [] }
+        if name.utf8.allSatisfy({ $0 < 0x80 }) { return findASCII(Array(name.utf8)) }
         let scalars = Array(name.unicodeScalars)
         var ids: [String] = []
         var i = 0
@@ -110,6 +123,31 @@ public enum ContractID {
                 while j < scalars.count, ("0"..."9").contains(scalars[j]) { j += 1 }
                 if prevOK, j > i + 1, j - i <= 3 {
                     let id = String(String.UnicodeScalarView(scalars[i..<j]))
+                    if !ids.contains(id) { ids.append(id) }
+                }
+                i = max(j, i + 1)
+            } else {
+                i += 1
+            }
+        }
+        return ids
+    }
+
+    /// `find` for an ASCII name, on its bytes (the letters of ASCII are `A`–`Z` and `a`–`z`).
+    private static func findASCII(_ b: [UInt8]) -> [String] {
+        func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
+        func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+        var ids: [String] = []
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: "C") || c == UInt8(ascii: "K") {
+                let prevOK = i == 0 || !isLetter(b[i - 1]) || (i >= 4 && b[i - 4] == UInt8(ascii: "t") && b[i - 3] == UInt8(ascii: "e")
+                                                               && b[i - 2] == UInt8(ascii: "s") && b[i - 1] == UInt8(ascii: "t"))
+                var j = i + 1
+                while j < b.count, isDigit(b[j]) { j += 1 }
+                if prevOK, j > i + 1, j - i <= 3 {
+                    let id = String(decoding: b[i..<j], as: UTF8.self)
                     if !ids.contains(id) { ids.append(id) }
                 }
                 i = max(j, i + 1)
