@@ -73,16 +73,11 @@ final class ConsoleProgress: Sendable {
         }
         lines.append(ConsoleLine("xcfleet \(headline.word): \(report.verdictLine)", style))
         for suite in report.suites {
-            // The suite's own results; tests failing against a mutant are the mutant being killed.
-            let real = suite.jobs.filter { $0.planned.mutant == nil }.compactMap(\.decisive)
-            let passed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .passed }.count }
-            let failed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .failed }.count }
+            // The suite's figures, as every report prints them; mutants are counted apart.
             let hosts = Array(Set(suite.jobs.flatMap { $0.attempts.map(\.host) })).sorted().joined(separator: ",")
             let mutants = suite.jobs.filter { $0.planned.mutant != nil }
             var line = "  \(suite.spec.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) \(suite.spec.name): \(suite.status.rawValue)"
-            if suite.status != .unschedulable { line += ", \(passed) passed, \(failed) failed" }
-            let quarantinedFailed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .failed && $0.quarantined == true }.count }
-            if quarantinedFailed > 0 { line += " (\(quarantinedFailed) quarantined)" }
+            if suite.status != .unschedulable { line += ", \(report.figures(suite).text)" }
             if !mutants.isEmpty { line += ", mutants killed \(mutants.filter { $0.finalState == .failed }.count)/\(mutants.count)" }
             if !hosts.isEmpty { line += " [\(hosts)]" }
             lines.append(ConsoleLine(line))

@@ -204,7 +204,7 @@ final class LiveViewModelTests: XCTestCase {
                                     problems: [], lost: false)
         let job = JobReport(planned: JobPlanned(jobID: "x", suite: suite, kind: .gate, expectedTests: []), attempts: [attempt],
                             finalState: .passed, reasons: [])
-        let totals = Totals(jobs: 1, jobsByState: ["passed": 1], testsPassed: 0, testsFailed: 0, testsSkipped: 0, flakyTests: 0, attempts: 1)
+        let totals = Totals(jobs: 1, jobsByState: ["passed": 1], attempts: 1)
         return RunReport(runID: "r", planName: "p", planPath: "p.json", startedAt: "2026-01-01T00:00:00Z", xcfleetVersion: "0",
                          duration: attemptSeconds, interrupted: false, hosts: ["h"], hostsSetAside: [:],
                          suites: [SuiteReport(spec: SuiteSpec(name: suite, template: "cache-contract"), status: .green, reasons: [], jobs: [job])],

@@ -93,9 +93,9 @@ final class VerdictTrustTests: XCTestCase {
         for (name, want) in Self.expected.sorted(by: { $0.key < $1.key }) {
             let report = try Self.report(name)
             XCTAssertEqual(report.exitCode, want.exit, "\(name): \(report.verdictLine)")
-            XCTAssertEqual(report.totals.testsPassed, want.passed, "\(name): passed")
-            XCTAssertEqual(report.totals.testsFailed, want.failed, "\(name): failed")
-            XCTAssertEqual(report.totals.testsSkipped, want.skipped, "\(name): skipped")
+            XCTAssertEqual(report.totals.tests.passed + report.totals.tests.flaky, want.passed, "\(name): passed")
+            XCTAssertEqual(report.totals.tests.failed + report.totals.tests.crashed + report.totals.tests.timedOut, want.failed, "\(name): failed")
+            XCTAssertEqual(report.totals.tests.skipped, want.skipped, "\(name): skipped")
             XCTAssertEqual(report.suites.first?.jobs.first?.reasons, want.reasons, name)
             // The per-gate reason uses the same words (prefixed by the job's label).
             if let first = want.reasons.first {
@@ -242,7 +242,7 @@ final class VerdictTrustTests: XCTestCase {
         XCTAssertEqual(report.suites[0].jobs[0].finalState, .flaky)
         XCTAssertEqual(report.suites[0].status, .red)
         XCTAssertEqual(report.suites[0].reasons, ["log@log: flaky: KeyTests/testRace failed, then passed within attempt 1 (the plan does not allow flaky)"])
-        XCTAssertEqual(report.totals.flakyTests, 1)
+        XCTAssertEqual(report.totals.tests.flaky, 1)
         // The plan may allow flaky tests.
         let allowed = try Self.report("c03_executions.txt", allowFlaky: true)
         XCTAssertEqual(allowed.suites[0].status, .green)

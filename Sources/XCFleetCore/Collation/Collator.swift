@@ -194,7 +194,9 @@ public struct Collator {
             // Failures printed for a test that never printed its end still count as a failed test
             // (a crash while it ran, or an assertion line whose end line was lost).
             for (id, failures) in pendingFailures.sorted(by: { $0.key < $1.key }) {
-                record(TestResult(id: id, status: .failed, failures: failures))
+                var unfinished = TestResult(id: id, status: .failed, failures: failures)
+                unfinished.unfinished = true
+                record(unfinished)
                 finishedKeys.insert(Self.key(id))
                 evidence.failedWithoutEnd += 1
             }
@@ -373,7 +375,7 @@ public struct Collator {
         let specs = start?.suites ?? []
         var suites: [SuiteReport] = []
         var jobsByState: [String: Int] = [:]
-        var totals = Totals(jobs: 0, jobsByState: [:], testsPassed: 0, testsFailed: 0, testsSkipped: 0, flakyTests: 0, attempts: 0)
+        var totals = Totals(jobs: 0, jobsByState: [:], attempts: 0)
         for spec in specs {
             var jobs: [JobReport] = []
             for p in planned where p.suite == spec.name {
@@ -384,14 +386,6 @@ public struct Collator {
                 jobsByState[state.rawValue, default: 0] += 1
                 totals.jobs += 1
                 totals.attempts += list.count
-                if let decisive = list.last, p.mutant == nil {
-                    totals.testsPassed += decisive.tests.filter { $0.status == .passed }.count
-                    totals.testsFailed += decisive.tests.filter { $0.status == .failed }.count
-                    let quarantinedFailed = decisive.tests.filter { $0.status == .failed && $0.quarantined == true }.count
-                    if quarantinedFailed > 0 { totals.quarantinedFailed = (totals.quarantinedFailed ?? 0) + quarantinedFailed }
-                    totals.testsSkipped += decisive.tests.filter { $0.status == .skipped }.count
-                    totals.flakyTests += decisive.tests.filter(\.flaky).count
-                }
             }
             let (status, reasons) = Verdict.suiteStatus(spec: spec, jobs: jobs, mutantFaults: mutantFaults)
             suites.append(SuiteReport(spec: spec, status: status, reasons: reasons, jobs: jobs))
@@ -408,6 +402,7 @@ public struct Collator {
                          hostChanges: hostChanges.isEmpty ? nil : hostChanges, hostTimelines: leases.isEmpty ? nil : leases,
                          quarantine: quarantine.map { QuarantineReport.make(entries: $0, suites: suites) })
         report.history = history
+        ReportFigures.fill(&report)
         return report
     }
 }
