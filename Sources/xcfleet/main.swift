@@ -76,11 +76,9 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
     let cost = RunCost.of(report, pricing: fleet.pricing)
     publishToCI(report, runDirectory: runner.runDirectory, annotationsOnStderr: json)
     if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
+        var summary = RunSummaryDocument(report: report, runDirectory: runner.runDirectory.path, command: "run")
         summary.cost = cost
-        TerminalOutput.printJSON(try encoder.encode(summary))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(summary))
     } else {
         TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory.path),
                                 color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
@@ -133,36 +131,6 @@ func publishToCI(_ report: RunReport, runDirectory: URL, annotationsOnStderr: Bo
     }
 }
 
-/// `--json`: one machine-readable summary on stdout.
-struct RunSummaryJSON: Encodable {
-    var runID: String
-    var runDirectory: String
-    var exitCode: Int32
-    var verdict: String
-    /// The word the terminal and summary.md use for this exit code (`GREEN`, `RED`, `NOT RUN`, `INTERRUPTED`).
-    var headline: String
-    var interrupted: Bool
-    var totals: Totals
-    var suites: [Suite]
-    /// Host-seconds by phase and price (fleet `pricePerHour`).
-    var cost: RunCost?
-    /// Trend regressions against the recent median (diagnostics; absent when none or no history).
-    var regressions: [String]?
-    struct Suite: Encodable { var name: String; var kind: SuiteKind; var status: SuiteStatus; var reasons: [String] }
-
-    init(report: RunReport, runDirectory: String) {
-        runID = report.runID
-        self.runDirectory = runDirectory
-        exitCode = report.exitCode
-        verdict = report.verdictLine
-        headline = Verdict.headline(report).word
-        interrupted = report.interrupted
-        totals = report.totals
-        regressions = report.history?.trends.flatMap { $0.regressions.isEmpty ? nil : $0.regressions }
-        suites = report.suites.map { Suite(name: $0.spec.name, kind: $0.spec.kind, status: $0.status, reasons: $0.reasons) }
-    }
-}
-
 func planCheckCommand(_ args: Arguments) throws -> Int32 {
     guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file (see xcfleet plan check --help)") }
     for path in args.positionals {
@@ -211,9 +179,7 @@ func reportCommand(_ args: Arguments) throws -> Int32 {
         TerminalOutput.printOut(try ReportWriter.writeComparison(base: base, head: report, to: dir))
     }
     if args.flag("json") {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        TerminalOutput.printJSON(try encoder.encode(RunSummaryJSON(report: report, runDirectory: shown)))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(RunSummaryDocument(report: report, runDirectory: shown, command: "report")))
     } else {
         TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: shown))
         if let line = TrendSummary.terminalLine(report) { print(TerminalText.sanitize(line)) }
@@ -257,9 +223,7 @@ func parseCommand(_ args: Arguments) async throws -> Int32 {
         }
     }
     if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        TerminalOutput.printJSON(try encoder.encode(report))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(RunSummaryDocument(report: report, runDirectory: nil, command: "parse")))
     } else {
         TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: ".").dropLast()))
     }

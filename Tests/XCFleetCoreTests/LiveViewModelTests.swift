@@ -87,7 +87,7 @@ final class LiveViewModelTests: XCTestCase {
         _ = model.apply(s.at(13, RunEventScript.finished("a", test: 2)))
         _ = model.apply(s.at(14, RunEventScript.finished("a", test: 3)))
         let end = model.apply(s.at(15, .attemptEnded(a, AttemptEnded(termination: .exited(1)))))
-        XCTAssertEqual(end.map(\.text), ["✘ a attempt 1: exit 1, 1 failed, 3 passed of 4 in 0:14"])
+        XCTAssertEqual(end.map(\.text), ["✘ a attempt 1: exit 1, 3 passed, 1 failed of 4 in 0:14"])
         XCTAssertEqual(end.first?.style, .failure)
         let frame = model.frame(width: 100, height: 30, now: 16)
         XCTAssertTrue(frame[0].hasPrefix("mac1#1  b"), "busy slots first: \(frame)")
@@ -113,7 +113,7 @@ final class LiveViewModelTests: XCTestCase {
         _ = model.apply(s.at(0, .attemptStarted(m, host: "h", slot: 0)))
         XCTAssertEqual(model.apply(s.at(1, RunEventScript.finished("gate~key", test: 0, .failed))), [])
         let end = model.apply(s.at(2, .attemptEnded(m, AttemptEnded(termination: .exited(1)))))
-        XCTAssertEqual(end.map(\.text), ["✔ gate~key attempt 1: mutant key killed (exit 1, 1 failed, 0 passed of 2) in 0:02"])
+        XCTAssertEqual(end.map(\.text), ["✔ gate~key attempt 1: mutant key killed (exit 1, 1 failed, 1 not run of 2) in 0:02"])
         XCTAssertEqual(model.failedTests, 0, "a killed mutant is not a failure")
         XCTAssertTrue(model.frame(width: 100, height: 10, now: 3).last?.contains("mutants 1/1 killed") == true)
     }

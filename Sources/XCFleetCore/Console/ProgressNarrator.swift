@@ -18,6 +18,8 @@ public struct ProgressNarrator: Sendable {
     private var quarantine: [QuarantineEntry] = []
     /// Each running attempt's test events: its end line counts them as the collated report does.
     private var events: [AttemptRef: [TestEvent]] = [:]
+    /// Each job's ended attempts: a retry's line counts a test that failed before as flaky.
+    private var ended: [String: [AttemptReport]] = [:]
     private var attempts: [AttemptRef: Tally] = [:]
     /// Failure messages waiting for their test's `testFinished`, so the ✘ line comes first.
     private var pendingMessages: [AttemptRef: [TestIdentifier: [String]]] = [:]
@@ -69,6 +71,8 @@ public struct ProgressNarrator: Sendable {
         case .attemptEnded(let ref, let ended):
             flushMessages(ref, say: say)
             let end = attemptEndLine(ref: ref, ended: ended, t: event.t)
+            if let report = lastAttempt { self.ended[ref.jobID, default: []].append(report) }
+            lastAttempt = nil
             say(end.text, end.style)
             attempts[ref] = nil
             mappers[ref] = nil
@@ -160,7 +164,9 @@ public struct ProgressNarrator: Sendable {
     /// One line per attempt end: outcome, the attempt's figures (counted as the collated report
     /// counts them: `ReportFigures`) and wall time. ✘ only when the verdict finds a problem, so a
     /// quarantined failure alone never reads red.
-    private func attemptEndLine(ref: AttemptRef, ended: AttemptEnded, t: Double) -> ConsoleLine {
+    private var lastAttempt: AttemptReport?
+
+    private mutating func attemptEndLine(ref: AttemptRef, ended: AttemptEnded, t: Double) -> ConsoleLine {
         let tally = attempts[ref]
         let took = tally.map { " in \(TerminalText.clock(max(0, t - $0.start)))" } ?? ""
         let job = planned[ref.jobID] ?? JobPlanned(jobID: ref.jobID, suite: "", kind: .gate, shard: 0, shardCount: 1, repetition: 0, mutant: nil, expectedTests: [])
@@ -170,7 +176,9 @@ public struct ProgressNarrator: Sendable {
         let problems = Verdict.problems(of: report, expected: job.expectedTests, quarantined: entries)
         var counted = job
         counted.mutant = nil   // a mutant's attempt line counts its tests too
-        let counts = ReportFigures.figures(attempt: report, planned: counted).text
+        if ended.infraError != nil { report.lost = true }
+        lastAttempt = report
+        let counts = ReportFigures.figures(JobReport(planned: counted, attempts: (self.ended[ref.jobID] ?? []) + [report], finalState: .passed, reasons: [])).text
         let head = "\(ref.jobID) attempt \(ref.attempt)"
         if let infra = ended.infraError { return ConsoleLine("⚠ \(head): infrastructure failure: \(infra)", .warning) }
         if let phase = ended.timedOutPhase { return ConsoleLine("✘ \(head): timed out in \(phase.rawValue) (\(counts))\(took)", .failure) }

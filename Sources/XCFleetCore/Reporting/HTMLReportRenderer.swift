@@ -272,7 +272,9 @@ public struct HTMLReportRenderer: ReportRendering {
         if !label.isEmpty { b += " <span class=\"cls\">\(h(label))</span>" }
         b += "<div class=\"fail\">\(h(ReportText.notRunLine(count: tests.count, reason: tests[0].notRunReason ?? ReportFacts.notRunReason(job))))</div>"
         b += "<details><summary>the \(tests.count) test\(tests.count == 1 ? "" : "s")</summary><ul class=\"mono\">"
-        b += tests.map { "<li>\(h($0.id.description))</li>" }.joined()
+        b += tests.map { t in
+            "<li>\(h(t.id.description)) " + t.contractIDs.map { "<span class=\"chip \($0.hasPrefix("K") ? "k" : "c")\">\(h($0))</span>" }.joined() + "</li>"
+        }.joined()
         b += "</ul></details>" + logLinks(job)
         b += "</td><td class=\"num\">—</td><td class=\"num hide-sm\">\(job.attempts.count)</td></tr>\n"
         return b

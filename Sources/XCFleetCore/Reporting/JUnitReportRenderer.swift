@@ -189,7 +189,8 @@ public struct JUnitReportRenderer: ReportRendering {
                 c.failures = 1
                 for e in o.earlier { c.body.append(rerun("rerunFailure", e)) }
             case .crashed, .timedOut:
-                let first = o.failures.first?.message ?? o.notRunReason ?? o.category.rawValue
+                var first = o.failures.first?.message ?? o.notRunReason ?? o.category.rawValue
+                if first.hasPrefix("crashed: ") { first.removeFirst("crashed: ".count) }
                 let type = o.category == .crashed ? "crashed" : "timed-out"
                 c.body.append(element("error", [("message", "\(o.category.rawValue): \(first)"), ("type", type)],
                                       text: ([note].compactMap { $0 } + [text.isEmpty ? first : text]).joined(separator: "\n")))

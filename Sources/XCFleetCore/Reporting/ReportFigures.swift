@@ -28,12 +28,6 @@ package enum ReportFigures {
         }
         report.totals.tests = run
     }
-
-    /// Figures of one attempt on its own (the console's attempt line): the same outcomes as the
-    /// collated report, for a job whose only attempt is this one.
-    package static func figures(attempt: AttemptReport, planned: JobPlanned) -> TestFigures {
-        figures(JobReport(planned: planned, attempts: [attempt], finalState: .passed, reasons: []))
-    }
 }
 
 extension RunReport {
