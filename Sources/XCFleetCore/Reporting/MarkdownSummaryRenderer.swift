@@ -78,7 +78,9 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                 }
             }
             let f = suite.figures ?? TestFigures()
-            let status = Self.statusText(suite.status)
+            var status = Self.statusText(suite.status)
+            let mutants = suite.jobs.filter { $0.planned.mutant != nil }
+            if !mutants.isEmpty { status += " · mutants killed \(mutants.filter { !ReportFacts.isRed($0) }.count)/\(mutants.count)" }
             out.append("| \(md(suite.spec.name)) | \(suite.spec.kind.rawValue) | \(status) | \(f.passed) | \(f.failed) | \(f.crashed) | \(f.timedOut) | \(f.notRun) | \(f.quarantined) | \(f.flaky) | \(f.skipped) | \(suite.jobs.count) |")
         }
         out.append("")

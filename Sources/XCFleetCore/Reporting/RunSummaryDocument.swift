@@ -109,8 +109,10 @@ public struct RunSummaryDocument: Encodable, Sendable {
             for job in suite.jobs where job.planned.mutant == nil {
                 for o in ReportFacts.ordered(ReportFacts.outcomes(job)) where o.category.countsAgainstGate {
                     let first = o.failures.first
+                    var message = first?.message ?? o.notRunReason
+                    if message?.hasPrefix("crashed: ") == true { message?.removeFirst("crashed: ".count) }
                     failures.append(Failure(suite: suite.spec.name, job: job.planned.jobID, host: job.decisive?.host, test: o.id.description,
-                                            category: o.category.rawValue, message: first?.message ?? o.notRunReason,
+                                            category: o.category.rawValue, message: message,
                                             location: first.flatMap(ReportText.location)))
                 }
             }
