@@ -90,7 +90,8 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
 
 /// `--quarantine FILE` (must exist), else `quarantine.json` beside the plan when it exists;
 /// `--no-quarantine`: none. Warnings (entries for suites the plan lacks) go to stderr.
-func loadQuarantine(_ args: Arguments, plan: TestPlan) throws -> Quarantine? {
+/// `strict` (`plan check`): an expired entry is an error; in runs it is a warning and the entry forgives nothing.
+func loadQuarantine(_ args: Arguments, plan: TestPlan, strict: Bool = false) throws -> Quarantine? {
     if args.flag("no-quarantine") {
         if args.string("quarantine") != nil { throw UsageError("--quarantine and --no-quarantine contradict each other; give one of them") }
         return nil
@@ -105,7 +106,7 @@ func loadQuarantine(_ args: Arguments, plan: TestPlan) throws -> Quarantine? {
         path = QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
     }
-    let loaded = try QuarantineLoader.load(path: path, suites: plan.suites.map(\.name))
+    let loaded = try QuarantineLoader.load(path: path, suites: plan.suites.map(\.name), strict: strict)
     for warning in loaded.warnings { TerminalOutput.printErr("xcfleet: warning: " + warning) }
     return loaded.quarantine
 }
@@ -137,7 +138,7 @@ func planCheckCommand(_ args: Arguments) throws -> Int32 {
         let plan = try loadPlan(path)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
               plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
-        if let quarantine = try loadQuarantine(args, plan: plan) {
+        if let quarantine = try loadQuarantine(args, plan: plan, strict: true) {
             let file = args.string("quarantine") ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
             let next = quarantine.entries.min { $0.expires < $1.expires }
             TerminalOutput.printOut([ConsoleLine("\(file): ok — \(quarantine.entries.count) quarantined test\(quarantine.entries.count == 1 ? "" : "s")" +
@@ -207,6 +208,7 @@ func parseCommand(_ args: Arguments) async throws -> Int32 {
     }
     let quarantine = try args.string("quarantine").map { path -> Quarantine in
         let loaded = try QuarantineLoader.load(path: path, suites: nil)
+        for warning in loaded.warnings { TerminalOutput.printErr("xcfleet: warning: " + warning) }
         // A log has one suite ("log"): every entry applies to it.
         return Quarantine(entries: loaded.quarantine.entries.map { var e = $0; e.suite = "log"; return e })
     }

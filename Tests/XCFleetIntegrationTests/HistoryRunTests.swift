@@ -57,7 +57,7 @@ final class HistoryRunTests: XCTestCase {
 
         // A test the quarantine file already holds is not suggested again.
         let quarantine = dir.appendingPathComponent("quarantine.json")
-        try Data(#"{"tests": [{"suite": "cache-gate", "test": "CachedLoaderTests/testC6_alwaysMissDoubleStillLoadsFromSource", "reason": "flaky", "owner": "ana", "expires": "2099-01-01"}]}"#.utf8).write(to: quarantine)
+        try Data(#"{"tests": [{"suite": "cache-gate", "test": "CachedLoaderTests/testC6_alwaysMissDoubleStillLoadsFromSource", "reason": "flaky", "owner": "ana", "expires": "\#(QuarantineRunTests.soon)"}]}"#.utf8).write(to: quarantine)
         let again = try xcfleet(["flaky", "--suggest", "--quarantine", quarantine.path, "--runs", dir.appendingPathComponent("runs").path])
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertFalse(again.stdout.contains("testC6_alwaysMissDoubleStillLoadsFromSource"), again.stdout)

@@ -285,12 +285,13 @@ public struct HTMLReportRenderer: ReportRendering {
         switch o.category {
         case .passed: pillClass = "passed"
         case .failed, .crashed, .timedOut: pillClass = "failed"
-        case .skipped, .quarantined: pillClass = "skipped"
+        case .skipped: pillClass = "skipped"
+        case .quarantined: pillClass = "quarantined"
         case .notRun: pillClass = "notrun"
         case .flaky: pillClass = "flaky"
         }
         var b = "<tr\(o.quarantined ? " class=\"quarantined\"" : "")><td><span class=\"pill \(pillClass)\">\(o.category.rawValue)</span>"
-        if o.quarantined { b += " <span class=\"pill quarantined\" title=\"in the quarantine file: its failure does not make the gate red\">quarantined</span>" }
+        if o.quarantined, o.category != .quarantined { b += " <span class=\"pill quarantined\" title=\"in the quarantine file: its failure does not make the gate red\">quarantined</span>" }
         if o.flaky, o.category != .flaky { b += " <span class=\"pill flaky\" title=\"failed in an earlier attempt, then passed\">flaky</span>" }
         if let f = knownFlaky[TrendSummary.key(suite: job.planned.suite, test: o.id)] { b += knownFlakyPill(f) }
         if !retries.isEmpty { b += " <span class=\"pill retry\" title=\"an earlier attempt hit an infrastructure failure and was retried\">infra retry</span>" }
