@@ -67,9 +67,7 @@ func historyCommand(_ args: Arguments) async throws -> Int32 {
     let runs = try await recorder.within { try await store.runs(limit: limit) }
     await store.close()
     if args.flag("json") {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-        print(String(decoding: try encoder.encode(runs), as: UTF8.self))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(HistoryDocument(runs)))
     } else {
         print(HistoryListing.format(runs, location: recorder.location, compare: args.flag("compare")))
     }
@@ -99,9 +97,7 @@ func flakyCommand(_ args: Arguments) async throws -> Int32 {
         }
         print(QuarantineSuggestion.json(for: tests, minimumRate: args.double("min-rate") ?? 0.02, now: Date(), quarantined: quarantined, owner: owner))
     } else if args.flag("json") {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-        print(String(decoding: try encoder.encode(tests), as: UTF8.self))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(FlakyDocument(tests, days: days)))
     } else {
         print(FlakyAnalysis.format(tests, days: days))
     }

@@ -298,6 +298,16 @@ func main() async -> Int32 {
         // The one place errors become text and exit codes (UserFacingErrors.report).
         let (message, code) = UserFacingErrors.report(error)
         TerminalOutput.printErr(message)
+        // `--json` promises one document on stdout: a command that could not run still writes one.
+        if argv.contains("--json") {
+            let command = CommandTable.find(argv)?.path.joined(separator: " ") ?? argv.first ?? ""
+            let problems = message.split(separator: "\n").map { line in
+                line.hasPrefix("xcfleet: ") ? String(line.dropFirst("xcfleet: ".count)) : String(line)
+            }
+            if let data = try? JSONNumbers.encoder().encode(ProblemDocument(command: command, exitCode: code, problems: problems)) {
+                TerminalOutput.printJSON(data)
+            }
+        }
         return code
     }
 }

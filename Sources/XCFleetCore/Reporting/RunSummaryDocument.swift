@@ -135,3 +135,64 @@ public struct ProblemDocument: Encodable, Sendable {
         self.problems = problems
     }
 }
+
+/// `history --json`: the recorded runs, newest first, each with the verdict object of every document.
+public struct HistoryDocument: Encodable, Sendable {
+    public struct Run: Encodable, Sendable {
+        var runID: String
+        var planName: String
+        var startedAt: String
+        var durationSeconds: Double
+        var verdict: JSONVerdict
+        var gitCommit: String?
+        var hostSeconds: Double?
+        var cost: Double?
+        var buildSeconds: Double?
+        /// Test results recorded for the run (executions).
+        var tests: Int
+    }
+
+    public var schemaVersion = RunSummaryDocument.currentSchemaVersion
+    public var command = "history"
+    public var runs: [Run]
+
+    public init(_ runs: [HistoryRun]) {
+        self.runs = runs.map { r in
+            Run(runID: r.runID, planName: r.planName, startedAt: r.startedAt, durationSeconds: JSONNumbers.seconds(r.duration),
+                verdict: JSONVerdict(exitCode: Int32(clamping: r.exitCode), line: r.verdict, interrupted: r.interrupted),
+                gitCommit: r.gitCommit, hostSeconds: r.hostSeconds.map(JSONNumbers.seconds), cost: r.cost.map { ($0 * 10_000).rounded() / 10_000 },
+                buildSeconds: r.buildSeconds.map(JSONNumbers.seconds), tests: r.tests)
+        }
+    }
+}
+
+/// `flaky --json`: tests by flake rate, with ISO-8601 times.
+public struct FlakyDocument: Encodable, Sendable {
+    public struct Test: Encodable, Sendable {
+        var suite: String
+        var test: String
+        var executions: Int
+        var flakes: Int
+        var withinRun: Int
+        var acrossRuns: Int
+        /// Flakes over executions, rounded to 4 decimals.
+        var rate: Double
+        var lastSeen: String
+        var hosts: [String]
+        var firstSeenCommit: String?
+    }
+
+    public var schemaVersion = RunSummaryDocument.currentSchemaVersion
+    public var command = "flaky"
+    public var days: Int
+    public var tests: [Test]
+
+    public init(_ tests: [FlakyTest], days: Int) {
+        self.days = days
+        self.tests = tests.map { t in
+            Test(suite: t.suite, test: t.test, executions: t.executions, flakes: t.flakes, withinRun: t.withinRun, acrossRuns: t.acrossRuns,
+                 rate: (t.rate * 10_000).rounded() / 10_000, lastSeen: JSONNumbers.iso8601(epoch: t.lastSeen), hosts: t.hosts,
+                 firstSeenCommit: t.firstSeenCommit)
+        }
+    }
+}
