@@ -170,14 +170,20 @@ final class ReportAgreementTests: XCTestCase {
 
     /// Cause first: the crash names its test and message, and the tests it prevented are one line.
     func testCrashIsNamedOnceWithTheTestsItPrevented() throws {
-        let report = Collator().collate(Self.events(Self.scenarios[0]))
+        // Paths under /src are the repository's (as `parse --source-root /src=.` maps them).
+        let report = Collator(sourceRoots: [LocationMapper.SourceRoot(hostPrefix: "/src", repository: "")]).collate(Self.events(Self.scenarios[0]))
         let md = MarkdownSummaryRenderer().markdown(report)
-        XCTAssertTrue(md.contains("testC3 — **crashed** — "), md)
+        XCTAssertTrue(md.contains("testC3 — **crashed** — Sources/CacheContract/DictionaryCache.swift:35 — "), md)
+        let trace = "Sources/CacheContract/DictionaryCache.swift:35 DictionaryCache.subscript.getter ← Tests/CacheTests/DictionaryCacheTests.swift:31 DictionaryCacheTests.testC3()"
+        XCTAssertTrue(md.contains("backtrace: " + ReportText.markdown(trace)), md)
         XCTAssertTrue(md.contains("2 tests not run because of this crash (the test process crashed in DictionaryCacheTests/testC3)"), md)
         XCTAssertFalse(md.contains("testC4 —"), "not-run tests are listed once, under their cause:\n\(md)")
         XCTAssertTrue(md.contains("[attempt 1](logs/cache-gate-a1.log)"), md)
         let html = String(decoding: try HTMLReportRenderer().render(report), as: UTF8.self)
         XCTAssertTrue(html.contains("2 tests not run because of this crash"))
+        XCTAssertTrue(html.contains("backtrace: <span class=\"mono\">\(ReportText.html(trace))</span>"), html)
+        XCTAssertTrue(JUnitReportRenderer().xml(report).contains("backtrace: " + ReportText.xmlText(trace)))
+        XCTAssertEqual(RunSummaryDocument(report: report, runDirectory: nil).failures.first?.backtrace, trace)
         XCTAssertTrue(html.contains("<a href=\"logs/cache-gate-a1.log\">attempt 1 log</a>"))
         // Failures come first: the crashed row before the failed one before the passes.
         let crashed = try XCTUnwrap(html.range(of: ">crashed</span>")), failed = try XCTUnwrap(html.range(of: ">failed</span></td>"))

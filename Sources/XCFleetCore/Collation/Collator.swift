@@ -167,6 +167,13 @@ public struct Collator {
                 evidence.unreadable.append("line \(line): \(text)")
             case .witnessDisagreement(let text):
                 evidence.disagreements.append(text)
+            case .backtraceFrame(let index, let symbol, let file, let line):
+                // The first backtrace only (frame 0 starts it), a few frames.
+                if index == 0, report.backtrace != nil { break }
+                let frames = report.backtrace ?? []
+                if frames.count < AttemptReport.backtraceLimit, report.crashes.count <= 3 {
+                    report.backtrace = frames + [FailureDetail(file: file, line: line, message: symbol)]
+                }
             }
         }
 
@@ -226,6 +233,7 @@ public struct Collator {
             report.unattributedFailures = report.unattributedFailures.map(mapper.map)
             report.buildErrors = report.buildErrors.map(mapper.map)
             report.crashes = report.crashes.map(mapper.rewrite)
+            report.backtrace = report.backtrace?.map(mapper.map)
         }
     }
 

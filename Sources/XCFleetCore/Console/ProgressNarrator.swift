@@ -149,7 +149,7 @@ public struct ProgressNarrator: Sendable {
         case .testSkipped(let id, let reason):
             if verbose, let id { say("\(ref.jobID) − \(id.className)/\(id.name) skipped\(reason.map { ": \($0)" } ?? "")", .dim) }
         case .testStarted, .suiteStarted, .suiteFinished, .xctestSummary, .swiftTestingSummary,
-             .runnerStatement, .failingTestListed, .unreadableResult, .witnessDisagreement:
+             .runnerStatement, .failingTestListed, .unreadableResult, .witnessDisagreement, .backtraceFrame:
             break
         }
     }

@@ -304,6 +304,9 @@ public struct HTMLReportRenderer: ReportRendering {
         case .failed:
             let fs = o.failures.isEmpty ? [FailureDetail(message: "failed")] : o.failures
             for f in fs { b += failureBox(f) }
+            if o.category == .crashed, let trace = ReportText.backtraceExcerpt(job.decisive?.backtrace) {
+                b += "<div class=\"note\">backtrace: <span class=\"mono\">\(h(trace))</span></div>"
+            }
             if o.category != .quarantined { b += logLinks(job) }
         case .notRun:
             b += "<div class=\"fail\">\(h(o.notRunReason ?? ""))</div>" + logLinks(job)

@@ -192,8 +192,9 @@ public struct JUnitReportRenderer: ReportRendering {
                 var first = o.failures.first?.message ?? o.notRunReason ?? o.category.rawValue
                 if first.hasPrefix("crashed: ") { first.removeFirst("crashed: ".count) }
                 let type = o.category == .crashed ? "crashed" : "timed-out"
+                let trace = o.category == .crashed ? ReportText.backtraceExcerpt(job.decisive?.backtrace, limit: AttemptReport.backtraceLimit).map { "backtrace: " + $0 } : nil
                 c.body.append(element("error", [("message", "\(o.category.rawValue): \(first)"), ("type", type)],
-                                      text: ([note].compactMap { $0 } + [text.isEmpty ? first : text]).joined(separator: "\n")))
+                                      text: ([note].compactMap { $0 } + [text.isEmpty ? first : text] + [trace].compactMap { $0 }).joined(separator: "\n")))
                 c.errors = 1
                 for e in o.earlier { c.body.append(rerun("rerunFailure", e)) }
             case .skipped:

@@ -57,8 +57,9 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                         let f = o.failures.first ?? FailureDetail(message: o.category == .timedOut ? (o.notRunReason ?? "timed out") : (o.notRunReason ?? "failed"))
                         let loc = ReportText.location(f).map { "\(md($0)) — " } ?? ""
                         let label = o.category == .failed ? "" : "**\(o.category.rawValue)** — "
+                        let trace = o.category == .crashed ? ReportText.backtraceExcerpt(job.decisive?.backtrace).map { " · backtrace: \(md(ReportText.clip($0, maxMessageLength)))" } ?? "" : ""
                         failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(label)\(loc)\(md(ReportText.clip(f.message, maxMessageLength)))"
-                                         + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id) + log))
+                                         + trace + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id) + log))
                     case .flaky:
                         let hosts = o.earlier.map { "attempt \($0.attempt) on \(md($0.host))" }.joined(separator: ", ")
                         flaky.append("\(md(suite.spec.name)) · \(md(o.id.description)) — failed in \(hosts.isEmpty ? "an earlier attempt" : hosts), passed on \(md(host))")

@@ -221,4 +221,13 @@ package enum ReportText {
         if reason.hasPrefix("the test process crashed") { return "\(tests) because of this crash (\(reason))" }
         return "\(tests): \(reason)"
     }
+
+    /// A crash's backtrace in a few frames, those in the repository first:
+    /// `DictionaryCache.swift:35 DictionaryCache.subscript.getter ← DictionaryCacheTests.swift:31 DictionaryCacheTests.testC3()`.
+    package static func backtraceExcerpt(_ frames: [FailureDetail]?, limit: Int = 3) -> String? {
+        guard let frames, !frames.isEmpty else { return nil }
+        let inRepository = frames.filter { $0.location?.repositoryPath != nil }
+        let shown = (inRepository.isEmpty ? frames : inRepository).prefix(limit)
+        return shown.map { f in (location(f).map { "\($0) " } ?? "") + f.message }.joined(separator: " ← ")
+    }
 }

@@ -61,6 +61,8 @@ public struct RunSummaryDocument: Encodable, Sendable {
         public var message: String?
         /// `file:line` as the repository names it, where known.
         public var location: String?
+        /// A crashed test's backtrace excerpt (frames in the repository first).
+        public var backtrace: String?
     }
 
     public struct Suite: Encodable, Sendable {
@@ -113,7 +115,8 @@ public struct RunSummaryDocument: Encodable, Sendable {
                     if message?.hasPrefix("crashed: ") == true { message?.removeFirst("crashed: ".count) }
                     failures.append(Failure(suite: suite.spec.name, job: job.planned.jobID, host: job.decisive?.host, test: o.id.description,
                                             category: o.category.rawValue, message: message,
-                                            location: first.flatMap(ReportText.location)))
+                                            location: first.flatMap(ReportText.location),
+                                            backtrace: o.category == .crashed ? ReportText.backtraceExcerpt(job.decisive?.backtrace) : nil))
                 }
             }
         }

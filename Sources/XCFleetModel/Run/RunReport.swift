@@ -79,6 +79,9 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     /// Failures that no test could be named for.
     public var unattributedFailures: [FailureDetail]
     public var crashes: [String]
+    /// The first crash's backtrace frames that name a source location (at most
+    /// `AttemptReport.backtraceLimit`; `message` is the symbol); nil when none was printed.
+    public var backtrace: [FailureDetail]? = nil
     public var buildErrors: [FailureDetail]
     public var metrics: [Metric]
     /// Why this attempt is not green (empty when it is). Computed by `Verdict`.
@@ -113,6 +116,11 @@ public struct AttemptReport: Equatable, Codable, Sendable {
         self.build = build
         self.evidence = evidence
     }
+}
+
+extension AttemptReport {
+    /// Frames kept of a crash's backtrace.
+    public static let backtraceLimit = 8
 }
 
 /// One job with all its attempts.
