@@ -68,6 +68,11 @@ final class JSONOutputSchemaTests: XCTestCase {
         let imported = try xcfleet(["history", "import", run.path, "--history-db", db], environment: env)
         XCTAssertEqual(imported.status, 0, imported.stdout + imported.stderr)
         try assertValid(["history", "--json", "--history-db", db], exit: 0, environment: env)
+        // The history prints the run's figures, as its reports do.
+        let listed = try xcfleet(["history", "--history-db", db], environment: env)
+        XCTAssertTrue(listed.stdout.contains("tests 3 passed, 1 failed of 4"), listed.stdout)
+        let report = try xcfleet(["report", "run-golden"], cwd: work)
+        XCTAssertTrue(report.stdout.contains("gate  cache-contract: red, 2 passed, 1 failed of 3"), report.stdout)
         // hosts check of the built-in local host (read-only probes) and of a fleet file that does not exist.
         try assertValid(["hosts", "check", "--json"], exit: 0, environment: ["XCFLEET_WORK_ROOT": work.appendingPathComponent("root").path])
         try assertValid(["hosts", "check", "--json", "--fleet", "no-such-fleet.json"], exit: 2)

@@ -153,6 +153,8 @@ public struct HistoryDocument: Encodable, Sendable {
         var buildSeconds: Double?
         /// Test results recorded for the run (executions).
         var tests: Int
+        /// The run's figures, as its reports printed them (absent for runs recorded before they were kept).
+        var figures: TestFigures?
     }
 
     public var schemaVersion = RunSummaryDocument.currentSchemaVersion
@@ -164,7 +166,7 @@ public struct HistoryDocument: Encodable, Sendable {
             Run(runID: r.runID, planName: r.planName, startedAt: r.startedAt, durationSeconds: JSONNumbers.seconds(r.duration),
                 verdict: JSONVerdict(exitCode: Int32(clamping: r.exitCode), line: r.verdict, interrupted: r.interrupted),
                 gitCommit: r.gitCommit, hostSeconds: r.hostSeconds.map(JSONNumbers.seconds), cost: r.cost.map { ($0 * 10_000).rounded() / 10_000 },
-                buildSeconds: r.buildSeconds.map(JSONNumbers.seconds), tests: r.tests)
+                buildSeconds: r.buildSeconds.map(JSONNumbers.seconds), tests: r.tests, figures: r.figures)
         }
     }
 }
