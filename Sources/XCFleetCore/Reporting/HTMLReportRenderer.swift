@@ -270,7 +270,12 @@ public struct HTMLReportRenderer: ReportRendering {
         var b = "<tr><td><span class=\"pill notrun\">not run</span></td><td class=\"test\">"
         b += "<strong>\(tests.count) test\(tests.count == 1 ? "" : "s") not run</strong>"
         if !label.isEmpty { b += " <span class=\"cls\">\(h(label))</span>" }
-        b += "<div class=\"fail\">\(h(ReportText.notRunLine(count: tests.count, reason: tests[0].notRunReason ?? ReportFacts.notRunReason(job))))</div>"
+        // A job that never started: the suite's reasons above say why, once.
+        if job.decisive != nil {
+            b += "<div class=\"fail\">\(h(ReportText.notRunLine(count: tests.count, reason: tests[0].notRunReason ?? ReportFacts.notRunReason(job))))</div>"
+        } else {
+            b += "<div class=\"note\">the job never started (the suite's reasons say why)</div>"
+        }
         b += "<details><summary>the \(tests.count) test\(tests.count == 1 ? "" : "s")</summary><ul class=\"mono\">"
         b += tests.map { t in
             "<li>\(h(t.id.description)) " + t.contractIDs.map { "<span class=\"chip \($0.hasPrefix("K") ? "k" : "c")\">\(h($0))</span>" }.joined() + "</li>"

@@ -56,9 +56,10 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                     case .failed, .crashed, .timedOut:
                         let f = o.failures.first ?? FailureDetail(message: o.category == .timedOut ? (o.notRunReason ?? "timed out") : (o.notRunReason ?? "failed"))
                         let loc = ReportText.location(f).map { "\(md($0)) — " } ?? ""
+                        let message = o.category == .crashed && f.message.hasPrefix("crashed: ") ? String(f.message.dropFirst("crashed: ".count)) : f.message
                         let label = o.category == .failed ? "" : "**\(o.category.rawValue)** — "
                         let trace = o.category == .crashed ? ReportText.backtraceExcerpt(job.decisive?.backtrace).map { " · backtrace: \(md(ReportText.clip($0, maxMessageLength)))" } ?? "" : ""
-                        failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(label)\(loc)\(md(ReportText.clip(f.message, maxMessageLength)))"
+                        failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(label)\(loc)\(md(ReportText.clip(message, maxMessageLength)))"
                                          + trace + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id) + log))
                     case .flaky:
                         let hosts = o.earlier.map { "attempt \($0.attempt) on \(md($0.host))" }.joined(separator: ", ")
