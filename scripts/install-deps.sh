@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what xcfleet needs on a Debian machine (idempotent; installs only what is missing).
 #   scripts/install-deps.sh            build + run dependencies
-#   scripts/install-deps.sh --test     also what the test suite uses (sshd, xmllint, chromium, tmux, shellcheck, junitparser)
+#   scripts/install-deps.sh --test     also what the test suite uses (sshd, xmllint, chromium, tmux, shellcheck, junitparser, jsonschema)
 set -euo pipefail
 want=(libssh2-1-dev libsqlite3-dev libpq-dev pkg-config perl tar)
 if [ "${1:-}" = "--test" ]; then
-  want+=(openssh-server openssh-client libxml2-utils chromium tmux iproute2 iptables rsync procps zsh fish postgresql sqlite3 shellcheck)
+  want+=(openssh-server openssh-client libxml2-utils chromium tmux iproute2 iptables rsync procps zsh fish postgresql sqlite3 shellcheck python3-jsonschema)
 fi
 missing=()
 for p in "${want[@]}"; do

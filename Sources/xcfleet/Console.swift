@@ -57,47 +57,8 @@ final class ConsoleProgress: Sendable {
         return !(ci.isEmpty || ci == "0" || ci.lowercased() == "false")
     }
 
-    /// The short summary printed at the end of a run (stdout), one `ConsoleLine` per line: the
-    /// caller prints it through `TerminalOutput` (sanitized, then coloured), so a test name with
-    /// a newline or escape sequences can never make a line of its own. `runDirectory` is printed
-    /// as given: `report` passes the directory as the user named it.
+    /// The short summary printed at the end of a run (stdout): `ConsoleSummary.lines`.
     static func summary(_ report: RunReport, runDirectory: String) -> [ConsoleLine] {
-        var lines: [ConsoleLine] = []
-        // The same words as report.html's banner and summary.md's headline (Verdict.headline).
-        let headline = Verdict.headline(report)
-        let style: ConsoleStyle
-        switch headline.tone {
-        case .green: style = .success
-        case .red: style = .failure
-        case .notRun, .interrupted: style = .warning
-        }
-        lines.append(ConsoleLine("xcfleet \(headline.word): \(report.verdictLine)", style))
-        for suite in report.suites {
-            // The suite's own results; tests failing against a mutant are the mutant being killed.
-            let real = suite.jobs.filter { $0.planned.mutant == nil }.compactMap(\.decisive)
-            let passed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .passed }.count }
-            let failed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .failed }.count }
-            let hosts = Array(Set(suite.jobs.flatMap { $0.attempts.map(\.host) })).sorted().joined(separator: ",")
-            let mutants = suite.jobs.filter { $0.planned.mutant != nil }
-            var line = "  \(suite.spec.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) \(suite.spec.name): \(suite.status.rawValue)"
-            if suite.status != .unschedulable { line += ", \(passed) passed, \(failed) failed" }
-            let quarantinedFailed = real.reduce(0) { $0 + $1.tests.filter { $0.status == .failed && $0.quarantined == true }.count }
-            if quarantinedFailed > 0 { line += " (\(quarantinedFailed) quarantined)" }
-            if !mutants.isEmpty { line += ", mutants killed \(mutants.filter { $0.finalState == .failed }.count)/\(mutants.count)" }
-            if !hosts.isEmpty { line += " [\(hosts)]" }
-            lines.append(ConsoleLine(line))
-            for reason in suite.reasons.prefix(6) { lines.append(ConsoleLine("      \(reason)")) }
-            if suite.spec.kind == .probe {
-                let metrics = suite.jobs.compactMap(\.decisive).flatMap(\.metrics)
-                if !metrics.isEmpty { lines.append(ConsoleLine("      \(metrics.count) metric values recorded")) }
-            }
-        }
-        if let q = report.quarantine, !q.tests.isEmpty { lines.append(ConsoleLine("  " + TerminalText.sanitize(q.summaryLine))) }
-        for (host, reason) in report.hostsSetAside.sorted(by: { $0.key < $1.key }) { lines.append(ConsoleLine("  host \(host) set aside: \(reason)")) }
-        for change in report.hostChanges ?? [] where change.change == .rejoined {
-            lines.append(ConsoleLine("  host \(change.host) rejoined at \(String(format: "%.1f", change.t)) s"))
-        }
-        lines.append(ConsoleLine("report: \(runDirectory)/ (report.json, junit.xml, summary.md, report.html, events.jsonl)"))
-        return lines
+        ConsoleSummary.lines(report, runDirectory: runDirectory)
     }
 }

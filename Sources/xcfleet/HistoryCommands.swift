@@ -67,9 +67,7 @@ func historyCommand(_ args: Arguments) async throws -> Int32 {
     let runs = try await recorder.within { try await store.runs(limit: limit) }
     await store.close()
     if args.flag("json") {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-        print(String(decoding: try encoder.encode(runs), as: UTF8.self))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(HistoryDocument(runs)))
     } else {
         print(HistoryListing.format(runs, location: recorder.location, compare: args.flag("compare")))
     }
@@ -86,18 +84,20 @@ func flakyCommand(_ args: Arguments) async throws -> Int32 {
     await store.close()
     let tests = FlakyAnalysis.analyze(rows)
     if args.flag("suggest") {
-        // Entries already in a quarantine file are not suggested again (an expired one is an error, as in `run`).
+        // Entries already in a quarantine file are not suggested again (an expired one only warns, as in `run`).
         let quarantined = try args.string("quarantine").map { path -> [QuarantineEntry] in
             guard FileManager.default.fileExists(atPath: path) else {
                 throw UsageError("--quarantine \(TerminalText.sanitize(path)): no such file (give a quarantine file, or leave the option out)")
             }
             return try QuarantineLoader.load(path: path, suites: nil).quarantine.entries
         } ?? []
-        print(QuarantineSuggestion.json(for: tests, minimumRate: args.double("min-rate") ?? 0.02, now: Date(), quarantined: quarantined))
+        let owner = args.string("owner")
+        if let owner, !QuarantineLoader.ownerLooksReal(owner) {
+            throw UsageError("--owner \(TerminalText.sanitize(owner)): name the person or team who will fix the tests (e.g. ana or @org/cache-team), not a placeholder")
+        }
+        print(QuarantineSuggestion.json(for: tests, minimumRate: args.double("min-rate") ?? 0.02, now: Date(), quarantined: quarantined, owner: owner))
     } else if args.flag("json") {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-        print(String(decoding: try encoder.encode(tests), as: UTF8.self))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(FlakyDocument(tests, days: days)))
     } else {
         print(FlakyAnalysis.format(tests, days: days))
     }

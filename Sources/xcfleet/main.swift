@@ -80,11 +80,9 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
     let cost = RunCost.of(report, pricing: fleet.pricing)
     publishToCI(report, runDirectory: runner.runDirectory, annotationsOnStderr: json)
     if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var summary = RunSummaryJSON(report: report, runDirectory: runner.runDirectory.path)
+        var summary = RunSummaryDocument(report: report, runDirectory: runner.runDirectory.path, command: "run")
         summary.cost = cost
-        TerminalOutput.printJSON(try encoder.encode(summary))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(summary))
     } else {
         TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: runner.runDirectory.path),
                                 color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO))
@@ -96,7 +94,8 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
 
 /// `--quarantine FILE` (must exist), else `quarantine.json` beside the plan when it exists;
 /// `--no-quarantine`: none. Warnings (entries for suites the plan lacks) go to stderr.
-func loadQuarantine(_ args: Arguments, plan: TestPlan) throws -> Quarantine? {
+/// `strict` (`plan check`): an expired entry is an error; in runs it is a warning and the entry forgives nothing.
+func loadQuarantine(_ args: Arguments, plan: TestPlan, strict: Bool = false) throws -> Quarantine? {
     if args.flag("no-quarantine") {
         if args.string("quarantine") != nil { throw UsageError("--quarantine and --no-quarantine contradict each other; give one of them") }
         return nil
@@ -111,7 +110,7 @@ func loadQuarantine(_ args: Arguments, plan: TestPlan) throws -> Quarantine? {
         path = QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
     }
-    let loaded = try QuarantineLoader.load(path: path, suites: plan.suites.map(\.name))
+    let loaded = try QuarantineLoader.load(path: path, suites: plan.suites.map(\.name), strict: strict)
     for warning in loaded.warnings { TerminalOutput.printErr("xcfleet: warning: " + warning) }
     return loaded.quarantine
 }
@@ -137,43 +136,13 @@ func publishToCI(_ report: RunReport, runDirectory: URL, annotationsOnStderr: Bo
     }
 }
 
-/// `--json`: one machine-readable summary on stdout.
-struct RunSummaryJSON: Encodable {
-    var runID: String
-    var runDirectory: String
-    var exitCode: Int32
-    var verdict: String
-    /// The word the terminal and summary.md use for this exit code (`GREEN`, `RED`, `NOT RUN`, `INTERRUPTED`).
-    var headline: String
-    var interrupted: Bool
-    var totals: Totals
-    var suites: [Suite]
-    /// Host-seconds by phase and price (fleet `pricePerHour`).
-    var cost: RunCost?
-    /// Trend regressions against the recent median (diagnostics; absent when none or no history).
-    var regressions: [String]?
-    struct Suite: Encodable { var name: String; var kind: SuiteKind; var status: SuiteStatus; var reasons: [String] }
-
-    init(report: RunReport, runDirectory: String) {
-        runID = report.runID
-        self.runDirectory = runDirectory
-        exitCode = report.exitCode
-        verdict = report.verdictLine
-        headline = Verdict.headline(report).word
-        interrupted = report.interrupted
-        totals = report.totals
-        regressions = report.history?.trends.flatMap { $0.regressions.isEmpty ? nil : $0.regressions }
-        suites = report.suites.map { Suite(name: $0.spec.name, kind: $0.spec.kind, status: $0.status, reasons: $0.reasons) }
-    }
-}
-
 func planCheckCommand(_ args: Arguments) throws -> Int32 {
     guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file (see xcfleet plan check --help)") }
     for path in args.positionals {
         let plan = try loadPlan(path, args)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
               plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template)\($0.subject.map { ", subject \($0.module) in \($0.package)" } ?? ""))" }.joined(separator: ", "))])
-        if let quarantine = try loadQuarantine(args, plan: plan) {
+        if let quarantine = try loadQuarantine(args, plan: plan, strict: true) {
             let file = args.string("quarantine") ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
             let next = quarantine.entries.min { $0.expires < $1.expires }
             TerminalOutput.printOut([ConsoleLine("\(file): ok — \(quarantine.entries.count) quarantined test\(quarantine.entries.count == 1 ? "" : "s")" +
@@ -220,9 +189,7 @@ func reportCommand(_ args: Arguments) throws -> Int32 {
         TerminalOutput.printOut(try ReportWriter.writeComparison(base: base, head: report, to: dir))
     }
     if args.flag("json") {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        TerminalOutput.printJSON(try encoder.encode(RunSummaryJSON(report: report, runDirectory: shown)))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(RunSummaryDocument(report: report, runDirectory: shown, command: "report")))
     } else {
         TerminalOutput.printOut(ConsoleProgress.summary(report, runDirectory: shown))
         if let line = TrendSummary.terminalLine(report) { print(TerminalText.sanitize(line)) }
@@ -250,6 +217,7 @@ func parseCommand(_ args: Arguments) async throws -> Int32 {
     }
     let quarantine = try args.string("quarantine").map { path -> Quarantine in
         let loaded = try QuarantineLoader.load(path: path, suites: nil)
+        for warning in loaded.warnings { TerminalOutput.printErr("xcfleet: warning: " + warning) }
         // A log has one suite ("log"): every entry applies to it.
         return Quarantine(entries: loaded.quarantine.entries.map { var e = $0; e.suite = "log"; return e })
     }
@@ -266,9 +234,7 @@ func parseCommand(_ args: Arguments) async throws -> Int32 {
         }
     }
     if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        TerminalOutput.printJSON(try encoder.encode(report))
+        TerminalOutput.printJSON(try JSONNumbers.encoder().encode(RunSummaryDocument(report: report, runDirectory: nil, command: "parse")))
     } else {
         // Each failure with its place and message first (as a reader of the log needs it), then the verdict.
         let failures = FailureListing.lines(report)
@@ -349,6 +315,16 @@ func main() async -> Int32 {
         // The one place errors become text and exit codes (UserFacingErrors.report).
         let (message, code) = UserFacingErrors.report(error)
         TerminalOutput.printErr(message)
+        // `--json` promises one document on stdout: a command that could not run still writes one.
+        if argv.contains("--json") {
+            let command = CommandTable.find(argv)?.path.joined(separator: " ") ?? argv.first ?? ""
+            let problems = message.split(separator: "\n").map { line in
+                line.hasPrefix("xcfleet: ") ? String(line.dropFirst("xcfleet: ".count)) : String(line)
+            }
+            if let data = try? JSONNumbers.encoder().encode(ProblemDocument(command: command, exitCode: code, problems: problems)) {
+                TerminalOutput.printJSON(data)
+            }
+        }
         return code
     }
 }

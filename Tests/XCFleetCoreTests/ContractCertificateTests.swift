@@ -55,8 +55,7 @@ final class ContractCertificateTests: XCTestCase {
 private enum RunReportFixture {
     static func with(certificates: [ContractCertificate]) -> RunReport {
         var r = RunReport(runID: "r", planName: "p", planPath: "p.json", startedAt: "", xcfleetVersion: "", duration: 1, interrupted: false,
-                          hosts: [], hostsSetAside: [:], suites: [], totals: Totals(jobs: 0, jobsByState: [:], testsPassed: 0, testsFailed: 0,
-                                                                                       testsSkipped: 0, flakyTests: 0, attempts: 0),
+                          hosts: [], hostsSetAside: [:], suites: [], totals: Totals(jobs: 0, jobsByState: [:], attempts: 0),
                           exitCode: 0, verdictLine: "", notes: [])
         r.certificates = certificates
         return r

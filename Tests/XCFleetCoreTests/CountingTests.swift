@@ -52,9 +52,10 @@ final class CountingTests: XCTestCase {
         XCTAssertEqual(tests.map(\.status), [.passed, .passed, .failed])
         XCTAssertEqual(tests.map(\.flaky), [false, true, false])
         XCTAssertEqual(tests[1].failures.map(\.line), [20])
-        XCTAssertEqual(report.totals.testsPassed, 2)
-        XCTAssertEqual(report.totals.testsFailed, 1)
-        XCTAssertEqual(report.totals.flakyTests, 1)
+        // One category per distinct test: testA passed, testPut flaky, testEvict failed.
+        XCTAssertEqual(report.totals.tests.passed, 1)
+        XCTAssertEqual(report.totals.tests.failed, 1)
+        XCTAssertEqual(report.totals.tests.flaky, 1)
         XCTAssertEqual(report.exitCode, 1)
         // The runner's `Executed 12 tests` counts executions and agrees; xcodebuild's recap too.
         XCTAssertEqual(Self.reasons(report), ["1 test failed: CacheTests/testEvict", "xcodebuild reports failure: ** TEST FAILED **"])
@@ -67,20 +68,20 @@ final class CountingTests: XCTestCase {
         }
         log += "Test Suite 'All tests' passed at 2026-11-30 09:00:00.000.\n\t Executed 400 tests, with 0 failures (0 unexpected) in 0.4 (0.4) seconds\n"
         let report = Self.report(log)
-        XCTAssertEqual(report.totals.testsPassed, 4)
+        XCTAssertEqual(report.totals.tests.passed, 4)
         XCTAssertEqual(Self.tests(report).map(\.executions), [100, 100, 100, 100])
         XCTAssertEqual(report.exitCode, 0, report.verdictLine)
         // One failed execution among the hundred: the gate is not green.
         let once = log.replacingOccurrences(of: "Test Case '-[M.C test2]' passed (0.001 seconds).\n", with: "Test Case '-[M.C test2]' failed (0.001 seconds).\n",
                                             options: [], range: log.range(of: "Test Case '-[M.C test2]' passed (0.001 seconds).\n"))
         XCTAssertEqual(Self.report(once).exitCode, 1)
-        XCTAssertEqual(Self.report(once).totals.flakyTests, 1)
+        XCTAssertEqual(Self.report(once).totals.tests.flaky, 1)
         // Failing in the last iteration is a failed test, even with flaky allowed.
         let last = String(log[..<log.range(of: "Test Case '-[M.C test2]' passed", options: .backwards)!.lowerBound])
             + "Test Case '-[M.C test2]' failed (0.001 seconds).\nTest Case '-[M.C test3]' started.\nTest Case '-[M.C test3]' passed (0.001 seconds).\n"
         let failedLast = Self.report(last, allowFlaky: true)
         XCTAssertEqual(failedLast.exitCode, 1)
-        XCTAssertEqual(failedLast.totals.testsFailed, 1)
+        XCTAssertEqual(failedLast.totals.tests.failed, 1)
         // Failed, passed, failed again is failed, not flaky.
         let events = "Test Case 'C.t' failed (0.1 seconds).\nTest Case 'C.t' passed (0.1 seconds).\nTest Case 'C.t' failed (0.1 seconds).\n"
         let flip = Self.report(events, allowFlaky: true)
@@ -99,8 +100,10 @@ final class CountingTests: XCTestCase {
         XCTAssertEqual(tests.map(\.executions), [nil, 2, nil, nil])
         XCTAssertEqual(tests[1].flaky, true)
         XCTAssertTrue(tests[1].failures.first?.message.hasPrefix("crashed: Restarting after") == true)
-        XCTAssertEqual(report.totals.testsPassed, 4)
-        XCTAssertEqual(report.totals.testsFailed, 0)
+        // The figures count distinct tests (testA ran on two devices): testA and testC passed, testB flaky.
+        XCTAssertEqual(report.totals.tests.passed, 2)
+        XCTAssertEqual(report.totals.tests.flaky, 1)
+        XCTAssertEqual(report.totals.tests.failed, 0)
         XCTAssertEqual(report.exitCode, 1)
         XCTAssertTrue(Self.reasons(report).first?.hasPrefix("test process crashed: Restarting after") == true, "\(Self.reasons(report))")
         // Even with flaky allowed the crash keeps it red.
@@ -123,8 +126,9 @@ final class CountingTests: XCTestCase {
         XCTAssertEqual(tests.map(\.status), [.passed, .failed, .passed, .failed])
         XCTAssertEqual(tests.map(\.timedOut), [nil, true, nil, true])
         XCTAssertEqual(tests[3].failures.first?.message, "Test exceeded execution time allowance of 1 minute.")
-        XCTAssertEqual(report.totals.testsPassed, 2)
-        XCTAssertEqual(report.totals.testsFailed, 2)
+        XCTAssertEqual(report.totals.tests.passed, 2)
+        XCTAssertEqual(report.totals.tests.timedOut, 2, "a test over its time allowance is a timed-out test")
+        XCTAssertEqual(report.totals.tests.failed, 0)
         XCTAssertEqual(report.exitCode, 1)
         XCTAssertTrue(Self.reasons(report).contains("2 tests failed: SyncTests/testSlowButPrinted, SyncTests/testHang"), "\(Self.reasons(report))")
         // The runner's totals (4 tests, 2 failures) agree with what was counted.
@@ -135,12 +139,12 @@ final class CountingTests: XCTestCase {
         // Only the timeout line, nothing after it.
         let bare = "Test Case '-[M.C testHang]' started.\nTest Case '-[M.C testHang]' exceeded execution time allowance of 10 minutes.\n"
         let report = Self.report(bare)
-        XCTAssertEqual(report.totals.testsFailed, 1)
+        XCTAssertEqual(report.totals.tests.timedOut, 1)
         XCTAssertEqual(Self.tests(report).first?.timedOut, true)
         XCTAssertEqual(report.exitCode, 1)
         // The parallel form is read too.
         let parallel = Self.report("Test case 'C.testHang()' exceeded execution time allowance on 'Clone 1 of iPhone - App (1)'\n")
-        XCTAssertEqual(parallel.totals.testsFailed, 1)
+        XCTAssertEqual(parallel.totals.tests.timedOut, 1)
         // A retry that passes after the timeout does not make it green, even with flaky allowed.
         let retried = bare + "Test Case '-[M.C testHang]' started.\nTest Case '-[M.C testHang]' passed (0.1 seconds).\n"
         let r = Self.report(retried, allowFlaky: true)
@@ -156,14 +160,14 @@ final class CountingTests: XCTestCase {
         let tests = Self.tests(report)
         XCTAssertEqual(tests.map { "\($0.id.name) \($0.status.rawValue)" }, ["testOpen passed", "testLogin failed", "testLogout failed"])
         XCTAssertEqual(tests[1].failures.map(\.message), ["listed as failing by xcodebuild (no result line in the output)"])
-        XCTAssertEqual(report.totals.testsPassed, 1)
-        XCTAssertEqual(report.totals.testsFailed, 2)
+        XCTAssertEqual(report.totals.tests.passed, 1)
+        XCTAssertEqual(report.totals.tests.failed, 2)
         XCTAssertEqual(report.exitCode, 1)
         XCTAssertEqual(Self.reasons(report).first, "2 tests failed: LoginUITests/testLogin, LoginUITests/testLogout")
         // Without the recap the prepare failure alone is still red, and counts no failed test.
         let cut = try Self.text("failing_recap_xcodebuild.txt").components(separatedBy: "Failing tests:")[0]
         let noRecap = Self.report(cut)
-        XCTAssertEqual(noRecap.totals.testsFailed, 0)
+        XCTAssertEqual(noRecap.totals.tests.failed, 0)
         XCTAssertEqual(noRecap.exitCode, 1)
         // A listed test that printed a pass is not turned into a second result: the disagreement is red.
         let passedToo = try Self.text("failing_recap_xcodebuild.txt")
@@ -180,8 +184,8 @@ final class CountingTests: XCTestCase {
         let tests = Self.tests(report)
         XCTAssertEqual(tests.map { "\($0.id.name) \($0.status.rawValue)" }, ["add(a:b:) passed", "mul(a:b:) failed", "neg(x:) passed", "plain() passed"])
         XCTAssertEqual(tests[1].failures.first?.line, 12)
-        XCTAssertEqual(report.totals.testsPassed, 3)
-        XCTAssertEqual(report.totals.testsFailed, 1)
+        XCTAssertEqual(report.totals.tests.passed, 3)
+        XCTAssertEqual(report.totals.tests.failed, 1)
         XCTAssertEqual(Self.reasons(report), ["1 test failed: mul(a:b:)"])
         // The same log without its one failure line is still red: the runner's summary says failed.
         let text = try Self.text("invisible_prefix_swift_testing.txt")

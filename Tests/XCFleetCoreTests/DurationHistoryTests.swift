@@ -21,7 +21,7 @@ final class DurationHistoryTests: XCTestCase {
         let job2 = JobReport(planned: JobPlanned(jobID: "contract#1", suite: "contract", kind: .gate, repetition: 1, expectedTests: []),
                              attempts: [attempt(1, start: 0, end: 50, tests: [("CacheTests", "testA", 4), ("CacheTests", "testC", nil)])],
                              finalState: .passed, reasons: [])
-        let totals = Totals(jobs: 2, jobsByState: ["passed": 2], testsPassed: 4, testsFailed: 0, testsSkipped: 0, flakyTests: 0, attempts: 3)
+        let totals = Totals(jobs: 2, jobsByState: ["passed": 2], attempts: 3)
         return RunReport(runID: "r", planName: "p", planPath: "p.json", startedAt: "2026-01-01T00:00:00Z", xcfleetVersion: "0",
                          duration: 130, interrupted: false, hosts: ["h"], hostsSetAside: [:],
                          suites: [SuiteReport(spec: spec, status: .green, reasons: [], jobs: [job1, job2])],

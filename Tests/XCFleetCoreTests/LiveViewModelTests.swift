@@ -87,7 +87,7 @@ final class LiveViewModelTests: XCTestCase {
         _ = model.apply(s.at(13, RunEventScript.finished("a", test: 2)))
         _ = model.apply(s.at(14, RunEventScript.finished("a", test: 3)))
         let end = model.apply(s.at(15, .attemptEnded(a, AttemptEnded(termination: .exited(1)))))
-        XCTAssertEqual(end.map(\.text), ["✘ a attempt 1: exit 1, 1 failed, 3 passed of 4 in 0:14"])
+        XCTAssertEqual(end.map(\.text), ["✘ a attempt 1: exit 1, 3 passed, 1 failed of 4 in 0:14"])
         XCTAssertEqual(end.first?.style, .failure)
         let frame = model.frame(width: 100, height: 30, now: 16)
         XCTAssertTrue(frame[0].hasPrefix("mac1#1  b"), "busy slots first: \(frame)")
@@ -113,7 +113,7 @@ final class LiveViewModelTests: XCTestCase {
         _ = model.apply(s.at(0, .attemptStarted(m, host: "h", slot: 0)))
         XCTAssertEqual(model.apply(s.at(1, RunEventScript.finished("gate~key", test: 0, .failed))), [])
         let end = model.apply(s.at(2, .attemptEnded(m, AttemptEnded(termination: .exited(1)))))
-        XCTAssertEqual(end.map(\.text), ["✔ gate~key attempt 1: mutant key killed (exit 1, 1 failed, 0 passed of 2) in 0:02"])
+        XCTAssertEqual(end.map(\.text), ["✔ gate~key attempt 1: mutant key killed (exit 1, 1 failed, 1 not run of 2) in 0:02"])
         XCTAssertEqual(model.failedTests, 0, "a killed mutant is not a failure")
         XCTAssertTrue(model.frame(width: 100, height: 10, now: 3).last?.contains("mutants 1/1 killed") == true)
     }
@@ -204,7 +204,7 @@ final class LiveViewModelTests: XCTestCase {
                                     problems: [], lost: false)
         let job = JobReport(planned: JobPlanned(jobID: "x", suite: suite, kind: .gate, expectedTests: []), attempts: [attempt],
                             finalState: .passed, reasons: [])
-        let totals = Totals(jobs: 1, jobsByState: ["passed": 1], testsPassed: 0, testsFailed: 0, testsSkipped: 0, flakyTests: 0, attempts: 1)
+        let totals = Totals(jobs: 1, jobsByState: ["passed": 1], attempts: 1)
         return RunReport(runID: "r", planName: "p", planPath: "p.json", startedAt: "2026-01-01T00:00:00Z", xcfleetVersion: "0",
                          duration: attemptSeconds, interrupted: false, hosts: ["h"], hostsSetAside: [:],
                          suites: [SuiteReport(spec: SuiteSpec(name: suite, template: "cache-contract"), status: .green, reasons: [], jobs: [job])],

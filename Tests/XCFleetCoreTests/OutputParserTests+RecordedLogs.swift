@@ -111,6 +111,7 @@ extension OutputParserTests {
         case .failingTestListed: return "failingTestListed"
         case .unreadableResult: return "unreadableResult"
         case .witnessDisagreement: return "witnessDisagreement"
+        case .backtraceFrame: return "backtraceFrame"
         }
     }
 

@@ -33,7 +33,7 @@ final class ProgressNarratorTests: XCTestCase {
             "a test…",
             "a   stray ?[31missue second line",
             "a crash: Fatal error: boom",
-            "✘ a attempt 1: killed by SIGILL, 1/2 passed in 0:08",
+            "✘ a attempt 1: killed by SIGILL, 1 passed, 1 not run of 2 in 0:08",
             "host h set aside: lost",
             "run interrupted",
         ])
@@ -62,7 +62,7 @@ final class ProgressNarratorTests: XCTestCase {
         _ = narrator.lines(for: s.at(0, .attemptStarted(a, host: "h", slot: 0)))
         _ = narrator.lines(for: s.at(3, RunEventScript.finished("a", test: 0)))
         let end = narrator.lines(for: s.at(65, .attemptEnded(a, AttemptEnded(termination: .exited(0)))))
-        XCTAssertEqual(end, [ConsoleLine("✔ a attempt 1: 1/1 passed in 1:05", .success)])
+        XCTAssertEqual(end, [ConsoleLine("✔ a attempt 1: 1 passed of 1 in 1:05", .success)])
         let infra = narrator.lines(for: s.at(70, .attemptEnded(AttemptRef(jobID: "a", attempt: 2), AttemptEnded(infraError: "host gone"))))
         XCTAssertEqual(infra, [ConsoleLine("⚠ a attempt 2: infrastructure failure: host gone", .warning)])
     }

@@ -38,7 +38,7 @@ final class CLITests: XCTestCase {
         "parse": ["--junit", "--source-root", "--json", "--allow-flaky", "--quarantine"],
         "history": ["--limit", "--compare", "--json", "--runs", "--history-db", "--history-url"],
         "history import": ["--runs", "--history-db", "--history-url"],
-        "flaky": ["--days", "--min-rate", "--suggest", "--quarantine", "--json", "--runs", "--history-db", "--history-url"],
+        "flaky": ["--days", "--min-rate", "--suggest", "--quarantine", "--owner", "--json", "--runs", "--history-db", "--history-url"],
         "completion": [],
     ]
 
@@ -268,8 +268,9 @@ final class CLITests: XCTestCase {
             // The JSON summary carries the same verdict line and exit code.
             let json = try xcfleet(["report", run.path, "--json"])
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], json.stdout)
-            XCTAssertEqual(object["exitCode"] as? Int, Int(e.code))
-            XCTAssertEqual(object["headline"] as? String, e.word)
+            let verdict = try XCTUnwrap(object["verdict"] as? [String: Any], json.stdout)
+            XCTAssertEqual(verdict["exitCode"] as? Int, Int(e.code))
+            XCTAssertEqual(verdict["word"] as? String, e.word)
         }
     }
 

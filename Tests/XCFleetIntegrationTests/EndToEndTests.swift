@@ -48,7 +48,7 @@ final class EndToEndTests: XCTestCase {
         let job = try XCTUnwrap(report.suites.first?.jobs.first)
         XCTAssertEqual(job.finalState, .passed)
         XCTAssertGreaterThanOrEqual(job.planned.expectedTests.count, 9)
-        XCTAssertEqual(report.totals.testsPassed, job.planned.expectedTests.count, "every manifest test observed passing")
+        XCTAssertEqual(report.totals.tests.passed, job.planned.expectedTests.count, "every manifest test observed passing")
         let ids = Set(job.decisive?.tests.flatMap(\.contractIDs) ?? [])
         for id in ["C1", "C2", "C3", "C4", "C5", "C6", "C7", "C10", "C11"] { XCTAssertTrue(ids.contains(id), "no test for \(id)") }
 
@@ -272,7 +272,8 @@ extension EndToEndTests {
         let comparison = try JSONDecoder().decode(RunComparison.self, from: Data(contentsOf: head.appendingPathComponent("compare.json")))
         XCTAssertTrue(comparison.newFailures.isEmpty && comparison.fixed.isEmpty && comparison.newlyFlaky.isEmpty, "\(comparison)")
         let md = try String(contentsOf: head.appendingPathComponent("compare.md"), encoding: .utf8)
-        XCTAssertTrue(md.contains("0 new failures"), md)
+        XCTAssertTrue(md.contains("Newly red: none"), md)
+        XCTAssertTrue(md.contains("tests 36 passed of 36 → 36 passed of 36"), md)
     }
 }
 

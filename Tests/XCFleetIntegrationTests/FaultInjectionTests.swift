@@ -105,7 +105,7 @@ final class FaultInjectionTests: XCTestCase {
         let second = try XCTUnwrap(job.attempts.last)
         XCTAssertNotEqual(second.host, victim, "the rerun goes to another host")
         XCTAssertEqual(second.tests.filter { $0.status == .passed }.count, 36)
-        XCTAssertEqual(report.totals.testsPassed, 36, "the lost attempt's results are not merged into the totals")
+        XCTAssertEqual(report.totals.tests.passed, 36, "the lost attempt's results are not merged into the totals")
         XCTAssertEqual(report.totals.attempts, 2)
         let events = run.events()
         let ended = try XCTUnwrap(events.attemptEnded(ref))

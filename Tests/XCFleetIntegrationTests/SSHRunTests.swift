@@ -62,10 +62,10 @@ final class SSHRunTests: XCTestCase {
         let sshReport = try XCTUnwrap(ssh.report)
         let localReport = try XCTUnwrap(local.report)
         XCTAssertEqual(sshReport.suites[0].jobs[0].decisive?.host, hosts[0].name)
-        XCTAssertGreaterThan(sshReport.totals.testsPassed, 0)
-        XCTAssertEqual(sshReport.totals.testsPassed, localReport.totals.testsPassed)
-        XCTAssertEqual(sshReport.totals.testsFailed, localReport.totals.testsFailed)
-        XCTAssertEqual(sshReport.totals.testsSkipped, localReport.totals.testsSkipped)
+        XCTAssertGreaterThan(sshReport.totals.tests.passed, 0)
+        XCTAssertEqual(sshReport.totals.tests.passed, localReport.totals.tests.passed)
+        XCTAssertEqual(sshReport.totals.tests, localReport.totals.tests)
+        XCTAssertEqual(sshReport.totals.tests.skipped, localReport.totals.tests.skipped)
         // The per-job directory is gone from the host afterwards.
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: "/tmp/xcfleet-sshrun-\(hosts[0].name)/jobs")) ?? []
         XCTAssertEqual(leftovers, [])

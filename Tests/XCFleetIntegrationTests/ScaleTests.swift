@@ -70,8 +70,8 @@ final class ScaleTests: XCTestCase {
         XCTAssertEqual(report.totals.jobs, 128)
         XCTAssertEqual(report.totals.jobsByState, ["passed": 128])
         XCTAssertEqual(report.totals.jobsByState.values.reduce(0, +), report.totals.jobs, "totals add up")
-        XCTAssertEqual(report.totals.testsPassed, 128 * 36)
-        XCTAssertEqual(report.totals.testsFailed, 0)
+        XCTAssertEqual(report.totals.tests.passed, 128 * 36)
+        XCTAssertEqual(report.totals.tests.red, 0)
         for job in jobs {
             XCTAssertEqual(job.attempts.count, 1, "\(job.planned.jobID) ran \(job.attempts.count) times")
             XCTAssertEqual(job.decisive?.tests.filter { $0.status == .passed }.count, 36, job.planned.jobID)

@@ -48,7 +48,7 @@ final class CollatorTests: XCTestCase {
         let report = Collator().collate(events)
         XCTAssertEqual(report.suites.first?.status, .green)
         XCTAssertEqual(report.exitCode, 0)
-        XCTAssertEqual(report.totals.testsPassed, 2)
+        XCTAssertEqual(report.totals.tests.passed, 2)
         XCTAssertEqual(report.suites.first?.jobs.first?.decisive?.tests.first?.contractIDs, ["C1"])
     }
 
@@ -117,7 +117,7 @@ final class CollatorTests: XCTestCase {
             add(.runFinished(interrupted: false))
             let report = Collator().collate(events)
             XCTAssertEqual(report.suites[0].jobs[0].finalState, .flaky)
-            XCTAssertEqual(report.totals.flakyTests, 1)
+            XCTAssertEqual(report.totals.tests.flaky, 1)
             XCTAssertEqual(report.suites[0].status, allow ? .green : .red)
             XCTAssertEqual(report.exitCode, allow ? 0 : 1)
         }
@@ -175,7 +175,7 @@ final class CollatorTests: XCTestCase {
         XCTAssertEqual(report.suites[0].status, .red)
         XCTAssertEqual(report.suites[0].reasons, ["the suite does not catch: clear that does nothing (mutant m2 survived)"])
         XCTAssertEqual(report.exitCode, 1)
-        XCTAssertEqual(report.totals.testsPassed, 2, "mutant runs do not count as the suite's test results")
+        XCTAssertEqual(report.totals.tests.passed, 2, "mutant runs do not count as the suite's test results")
     }
 
     /// The fault text travels in `jobPlanned`, so `report` rebuilds the reason from `events.jsonl`

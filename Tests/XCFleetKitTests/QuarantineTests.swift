@@ -37,7 +37,7 @@ final class QuarantineTests: XCTestCase {
         XCTAssertEqual(loaded.quarantine.entries.map(\.test), ["StoreTests/testFlaky", "StoreTests.StoreTests/testSlow", "/eventuallyConsistent()"])
         XCTAssertEqual(loaded.quarantine.entries.map(\.line), [4, 12, 13])
         XCTAssertEqual(loaded.quarantine.entries[0], QuarantineEntry(suite: "store-gate", test: "StoreTests/testFlaky", reason: "races the disk cache on shared hosts",
-                                                                     owner: "ana", expires: "9999-12-31", line: 4))
+                                                                     owner: "ana", expires: "2027-02-28", line: 4))
     }
 
     func testEveryProblemIsReportedAtOnceWithLineColumnAndPath() {
@@ -79,15 +79,43 @@ final class QuarantineTests: XCTestCase {
         for (line, prefix) in zip(p, expected) { XCTAssertTrue(line.hasPrefix(prefix), "\(line)\n  expected to start with\n\(prefix)") }
     }
 
-    func testExpiredEntryIsAnErrorNamingItAndWhatToDo() {
-        let p = problems("""
+    func testExpiredEntryWarnsAndStopsForgivingInRunsAndIsAnErrorForPlanCheck() throws {
+        let text = """
         {"tests": [
           {"suite": "store-gate", "test": "StoreTests/testFlaky", "reason": "r", "owner": "ana", "expires": "2026-11-30"},
           {"suite": "store-gate", "test": "StoreTests/testToday", "reason": "r", "owner": "bo", "expires": "2026-12-01"},
         ]}
-        """)
-        XCTAssertEqual(p, ["Plans/quarantine.json:2:3: tests[0]: quarantine of store-gate StoreTests/testFlaky (owner ana) expired on 2026-11-30; renew it with a later \"expires\" date or remove the entry (and fix the test)"],
-                       "the expiry day itself still holds")
+        """
+        // A run: a warning naming owner and date; the entry forgives nothing; the expiry day itself still holds.
+        let loaded = try load(text)
+        XCTAssertEqual(loaded.quarantine.entries.map(\.test), ["StoreTests/testToday"])
+        XCTAssertEqual(loaded.expired.map(\.test), ["StoreTests/testFlaky"])
+        XCTAssertEqual(loaded.warnings, ["Plans/quarantine.json:2:3: tests[0]: quarantine of store-gate StoreTests/testFlaky (owner ana) expired on 2026-11-30: it no longer forgives, the test counts normally; renew it or remove the entry (xcfleet plan check fails on it)"])
+        // plan check: an error, so a lint job catches it before it expires everywhere.
+        do {
+            _ = try QuarantineLoader.parse(Data(text.utf8), path: "Plans/quarantine.json", suites: ["store-gate"], today: today, strict: true)
+            XCTFail("plan check must fail on an expired entry")
+        } catch let error as ValidationError {
+            XCTAssertEqual(error.problems.map(\.description), ["Plans/quarantine.json:2:3: tests[0]: quarantine of store-gate StoreTests/testFlaky (owner ana) expired on 2026-11-30; renew it with a later \"expires\" date (at most 90 days ahead) or remove the entry (and fix the test)"])
+        }
+    }
+
+    func testOwnerMustNameSomeoneAndExpiryStaysWithinTheHorizon() throws {
+        for placeholder in ["TODO", "todo: ana", "TBD", "?", "-", "none", "n/a", "123"] {
+            let p = problems(#"{"tests": [{"suite": "store-gate", "test": "A/b", "reason": "r", "owner": "\#(placeholder)", "expires": "2027-01-01"}]}"#)
+            XCTAssertEqual(p.count, 1, placeholder)
+            XCTAssertTrue(p.first?.contains("tests[0].owner: must name the person or team who will fix the test") == true, "\(placeholder): \(p)")
+        }
+        for real in ["ana", "@org/cache-team", "Team Store", "todoist-team"] {
+            XCTAssertNoThrow(try load(#"{"tests": [{"suite": "store-gate", "test": "A/b", "reason": "r", "owner": "\#(real)", "expires": "2027-01-01"}]}"#), real)
+        }
+        // 90 days from 2026-12-01 is 2027-03-01.
+        XCTAssertNoThrow(try load(#"{"tests": [{"suite": "store-gate", "test": "A/b", "reason": "r", "owner": "ana", "expires": "2027-03-01"}]}"#))
+        XCTAssertEqual(problems(#"{"tests": [{"suite": "store-gate", "test": "A/b", "reason": "r", "owner": "ana", "expires": "9999-12-31"}]}"#),
+                       ["Plans/quarantine.json:1:93: tests[0].expires: 9999-12-31 is more than 90 days ahead; a quarantine must end soon: give 2027-03-01 or earlier and renew it when it runs out (\"horizonDays\" at the top of the file sets the limit, at most 365)"])
+        // The file may set its own horizon, up to a year.
+        XCTAssertNoThrow(try load(#"{"horizonDays": 200, "tests": [{"suite": "store-gate", "test": "A/b", "reason": "r", "owner": "ana", "expires": "2027-06-01"}]}"#))
+        XCTAssertEqual(problems(#"{"horizonDays": 9999, "tests": []}"#).count, 1)
     }
 
     func testBadJSONAndWrongShapesAreOneLineEach() {
@@ -161,12 +189,16 @@ final class QuarantineTests: XCTestCase {
             FlakyTest(suite: "store-gate", test: "StoreTests/testRare", executions: 100, flakes: 1, withinRun: 1, acrossRuns: 0, rate: 0.01,
                       lastSeen: 1_796_000_000, hosts: ["mac-2"], firstSeenCommit: nil),
         ]
-        let printed = QuarantineSuggestion.json(for: flaky, minimumRate: 0.02, now: today)
+        let printed = QuarantineSuggestion.json(for: flaky, minimumRate: 0.02, now: today, owner: "@org/store")
         // As the whole value of "tests" …
         let whole = try load("{\"tests\": " + printed + "}").quarantine.entries
         XCTAssertEqual(whole.map(\.test), ["StoreTests/testFlaky", "/eventuallyConsistent()"])
         XCTAssertEqual(whole.map(\.expires), ["2026-12-15", "2026-12-15"], "two weeks out")
-        XCTAssertEqual(whole.map(\.owner), ["TODO", "TODO"])
+        XCTAssertEqual(whole.map(\.owner), ["@org/store", "@org/store"])
+        // Without --owner the entries name nobody, and the loader says so until someone is named.
+        let unowned = QuarantineSuggestion.json(for: flaky, minimumRate: 0.02, now: today)
+        XCTAssertFalse(unowned.contains("TODO"), unowned)
+        XCTAssertEqual(problems("{\"tests\": " + unowned + "}").count, 2)
         XCTAssertTrue(whole[0].reason.hasPrefix("flaky: 3 of 10 executions (30%)"), whole[0].reason)
         // … and its entries pasted into an existing list.
         let body = printed.split(separator: "\n").filter { $0.hasPrefix("    {") }.joined(separator: "\n")
@@ -346,7 +378,7 @@ final class QuarantineTests: XCTestCase {
 
         let (plain, _) = collate([(linuxLog(fail: []), .exited(0))], quarantine: nil)
         let json = String(decoding: try JSONReportRenderer().render(plain), as: UTF8.self)
-        XCTAssertFalse(json.contains("quarantine"), "a run without quarantine writes report.json as before")
+        XCTAssertFalse(json.contains("\"quarantine\""), "a run without quarantine writes report.json as before")
     }
 
     // MARK: Reports
@@ -383,7 +415,7 @@ final class QuarantineTests: XCTestCase {
         let html = HTMLReportRenderer().html(quarantinedReport())
         XCTAssertTrue(html.contains("<section id=\"quarantine\""), "section")
         XCTAssertTrue(html.contains("<a href=\"#quarantine\">Quarantine</a>"), "toc")
-        XCTAssertTrue(html.contains("<tr class=\"quarantined\"><td><span class=\"pill failed\">failed</span> <span class=\"pill quarantined\""), "the row in the gate's table")
+        XCTAssertTrue(html.contains("<tr class=\"quarantined\"><td><span class=\"pill quarantined\">quarantined failure</span>"), "the row in the gate's table")
         XCTAssertTrue(html.contains("quarantined: 2 tests ran, 1 failed"), "summary")
         XCTAssertTrue(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         XCTAssertFalse(html.contains("<script>"), "nothing from the file reaches the page unescaped")

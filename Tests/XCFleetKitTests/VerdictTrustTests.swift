@@ -36,6 +36,7 @@ final class VerdictTrustTests: XCTestCase {
             "1 test failed: StoreTests/testCrash",
             "xcodebuild reports failure: ** TEST FAILED **",
         ]),
+        // Figures count tests, not executions: testHash passed (3 executions), testRace is flaky.
         "c03_executions.txt": Expected(exit: 1, passed: 2, failed: 0, reasons: [
             "flaky: KeyTests/testRace failed, then passed within attempt 1",
         ]),
@@ -93,9 +94,9 @@ final class VerdictTrustTests: XCTestCase {
         for (name, want) in Self.expected.sorted(by: { $0.key < $1.key }) {
             let report = try Self.report(name)
             XCTAssertEqual(report.exitCode, want.exit, "\(name): \(report.verdictLine)")
-            XCTAssertEqual(report.totals.testsPassed, want.passed, "\(name): passed")
-            XCTAssertEqual(report.totals.testsFailed, want.failed, "\(name): failed")
-            XCTAssertEqual(report.totals.testsSkipped, want.skipped, "\(name): skipped")
+            XCTAssertEqual(report.totals.tests.passed + report.totals.tests.flaky, want.passed, "\(name): passed")
+            XCTAssertEqual(report.totals.tests.failed + report.totals.tests.crashed + report.totals.tests.timedOut, want.failed, "\(name): failed")
+            XCTAssertEqual(report.totals.tests.skipped, want.skipped, "\(name): skipped")
             XCTAssertEqual(report.suites.first?.jobs.first?.reasons, want.reasons, name)
             // The per-gate reason uses the same words (prefixed by the job's label).
             if let first = want.reasons.first {
@@ -180,7 +181,9 @@ final class VerdictTrustTests: XCTestCase {
         let junit = String(decoding: try ReportWriter.junit(report), as: UTF8.self)
         XCTAssertTrue(junit.contains("name=\"testLoad\""), junit)
         XCTAssertTrue(junit.contains("crashed: /src/Tests/StoreTests.swift:41: Fatal error"), junit)
-        XCTAssertTrue(junit.contains("failures=\"1\""), junit)
+        XCTAssertTrue(junit.contains("errors=\"1\""), junit)
+        XCTAssertTrue(junit.contains("type=\"crashed\""), junit)
+        XCTAssertFalse(junit.contains("crashed: crashed:"), junit)
         try assertValidJUnit(junit)
         let html = String(decoding: try HTMLReportRenderer().render(report), as: UTF8.self)
         XCTAssertTrue(html.contains("crashed: /src/Tests/StoreTests.swift:41: Fatal error"))
@@ -241,14 +244,14 @@ final class VerdictTrustTests: XCTestCase {
         XCTAssertEqual(tests.map(\.executions), [3, 2])
         XCTAssertEqual(tests.map(\.failedExecutions), [nil, 1])
         XCTAssertEqual(tests[1].failures.count, 1, "the failed execution's failure is kept")
-        XCTAssertEqual(report.totals.testsPassed, 2)
-        XCTAssertEqual(report.totals.testsFailed, 0)
+        XCTAssertEqual(report.totals.tests.passed, 2)
+        XCTAssertEqual(report.totals.tests.failed, 0)
         // The runner's own count is of executions, and agrees.
         XCTAssertEqual(Self.attempt(report)?.evidence?.sawXCTest.executions, 5)
         XCTAssertEqual(report.suites[0].jobs[0].finalState, .flaky)
         XCTAssertEqual(report.suites[0].status, .red)
         XCTAssertEqual(report.suites[0].reasons, ["log@log: flaky: KeyTests/testRace failed, then passed within attempt 1 (the plan does not allow flaky)"])
-        XCTAssertEqual(report.totals.flakyTests, 1)
+        XCTAssertEqual(report.totals.tests.flaky, 1)
         // The plan may allow flaky tests.
         let allowed = try Self.report("c03_executions.txt", allowFlaky: true)
         XCTAssertEqual(allowed.suites[0].status, .green)

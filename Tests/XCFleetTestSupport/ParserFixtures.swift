@@ -102,6 +102,8 @@ package func compact(_ event: TestEvent) -> String {
         return "unreadable \(line) \(text)"
     case let .witnessDisagreement(text):
         return "disagree \(text)"
+    case let .backtraceFrame(index, symbol, file, line):
+        return "frame \(index) \(symbol) \(file):\(line)"
     }
 }
 

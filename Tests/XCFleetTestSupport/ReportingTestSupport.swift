@@ -60,4 +60,17 @@ package enum ReportingTestSupport {
         let e = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
         return Result(status: p.terminationStatus, stdout: o, stderr: e)
     }
+
+    /// xmllint against the shared JUnit schema when present (well-formedness only when it is absent);
+    /// skips when xmllint is not installed.
+    package static func assertValidJUnit(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        guard let xmllint = which("xmllint") else { throw XCTSkip("xmllint not found: apt-get install libxml2-utils") }
+        let url = try tempDir("junit-valid").appendingPathComponent("j.xml")
+        try Data(xml.utf8).write(to: url)
+        let xsd = sharedDir.appendingPathComponent("fixtures/junit/junit-10.xsd")
+        var args = ["--noout", url.path]
+        if FileManager.default.fileExists(atPath: xsd.path) { args = ["--noout", "--schema", xsd.path, url.path] }
+        let r = try run(xmllint, args)
+        XCTAssertEqual(r.status, 0, "JUnit not valid: \(r.stderr)", file: file, line: line)
+    }
 }

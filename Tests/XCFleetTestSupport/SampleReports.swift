@@ -61,7 +61,7 @@ package enum SampleReports {
     package static func report(_ runID: String, suites: [SuiteReport], hosts: [String], setAside: [String: String] = [:],
                        notes: [String] = [], interrupted: Bool = false) -> RunReport {
         var byState: [String: Int] = [:]
-        var passed = 0, failed = 0, skipped = 0, flaky = 0, attempts = 0, jobs = 0
+        var attempts = 0, jobs = 0
         var duration = 0.0
         for s in suites {
             for j in s.jobs {
@@ -69,24 +69,17 @@ package enum SampleReports {
                 byState[j.finalState.rawValue, default: 0] += 1
                 attempts += j.attempts.count
                 for a in j.attempts { duration = max(duration, a.end ?? a.start) }
-                for t in j.decisive?.tests ?? [] {
-                    switch t.status {
-                    case .passed: passed += 1
-                    case .failed: failed += 1
-                    case .skipped: skipped += 1
-                    }
-                    if t.flaky { flaky += 1 }
-                }
             }
         }
         let redGates = suites.filter { $0.spec.kind == .gate && $0.status != .green }
         let verdict = redGates.isEmpty ? "all gates green" : "\(redGates.count) gate\(redGates.count == 1 ? "" : "s") red: " + redGates.map { "\($0.spec.name) (\($0.reasons.first ?? $0.status.rawValue))" }.joined(separator: ", ")
-        return RunReport(runID: runID, planName: "cache-contract", planPath: "Plans/cache-contract.json",
-                         startedAt: "2026-11-29T10:00:00Z", xcfleetVersion: "0.1.0", duration: duration + 0.5,
-                         interrupted: interrupted, hosts: hosts, hostsSetAside: setAside, suites: suites,
-                         totals: Totals(jobs: jobs, jobsByState: byState, testsPassed: passed, testsFailed: failed,
-                                        testsSkipped: skipped, flakyTests: flaky, attempts: attempts),
-                         exitCode: redGates.isEmpty ? 0 : 1, verdictLine: verdict, notes: notes)
+        var report = RunReport(runID: runID, planName: "cache-contract", planPath: "Plans/cache-contract.json",
+                               startedAt: "2026-11-29T10:00:00Z", xcfleetVersion: "0.1.0", duration: duration + 0.5,
+                               interrupted: interrupted, hosts: hosts, hostsSetAside: setAside, suites: suites,
+                               totals: Totals(jobs: jobs, jobsByState: byState, attempts: attempts),
+                               exitCode: redGates.isEmpty ? 0 : 1, verdictLine: verdict, notes: notes)
+        ReportFigures.fill(&report)
+        return report
     }
 
     // MARK: Suites

@@ -156,8 +156,8 @@ for count in [5_000, 50_000, 200_000] {
     try data.write(to: file)
     let (stages, report) = try measure(data, runs: count >= 200_000 ? 2 : 3)
     let expectedFailed = count / 500
-    guard report.totals.testsPassed == count - expectedFailed, report.totals.testsFailed == expectedFailed else {
-        fail("\(count) tests: collated \(report.totals.testsPassed) passed, \(report.totals.testsFailed) failed; expected \(count - expectedFailed) and \(expectedFailed)")
+    guard report.totals.tests.passed == count - expectedFailed, report.totals.tests.failed == expectedFailed else {
+        fail("\(count) tests: collated \(report.totals.tests.passed) passed, \(report.totals.tests.failed) failed; expected \(count - expectedFailed) and \(expectedFailed)")
     }
     let perTest = stages.total / Double(count) * 1e6
     if count == 5_000 { perTestAt5k = perTest }

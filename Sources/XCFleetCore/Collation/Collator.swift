@@ -172,6 +172,13 @@ public struct Collator {
                 evidence.unreadable.append("line \(line): \(text)")
             case .witnessDisagreement(let text):
                 evidence.disagreements.append(text)
+            case .backtraceFrame(let index, let symbol, let file, let line):
+                // The first backtrace only (frame 0 starts it), a few frames.
+                if index == 0, report.backtrace != nil { break }
+                let frames = report.backtrace ?? []
+                if frames.count < AttemptReport.backtraceLimit, report.crashes.count <= 3 {
+                    report.backtrace = frames + [FailureDetail(file: file, line: line, message: symbol)]
+                }
             }
         }
 
@@ -199,7 +206,9 @@ public struct Collator {
             // Failures printed for a test that never printed its end still count as a failed test
             // (a crash while it ran, or an assertion line whose end line was lost).
             for (id, failures) in pendingFailures.sorted(by: { $0.key < $1.key }) {
-                record(TestResult(id: id, status: .failed, failures: failures))
+                var unfinished = TestResult(id: id, status: .failed, failures: failures)
+                unfinished.unfinished = true
+                record(unfinished)
                 finishedKeys.insert(Self.key(id))
                 evidence.failedWithoutEnd += 1
             }
@@ -238,6 +247,7 @@ public struct Collator {
             report.unattributedFailures = report.unattributedFailures.map(mapper.map)
             report.buildErrors = report.buildErrors.map(mapper.map)
             report.crashes = report.crashes.map(mapper.rewrite)
+            report.backtrace = report.backtrace?.map(mapper.map)
         }
     }
 
@@ -391,7 +401,7 @@ public struct Collator {
         let specs = start?.suites ?? []
         var suites: [SuiteReport] = []
         var jobsByState: [String: Int] = [:]
-        var totals = Totals(jobs: 0, jobsByState: [:], testsPassed: 0, testsFailed: 0, testsSkipped: 0, flakyTests: 0, attempts: 0)
+        var totals = Totals(jobs: 0, jobsByState: [:], attempts: 0)
         for spec in specs {
             var jobs: [JobReport] = []
             for p in planned where p.suite == spec.name {
@@ -402,20 +412,6 @@ public struct Collator {
                 jobsByState[state.rawValue, default: 0] += 1
                 totals.jobs += 1
                 totals.attempts += list.count
-                if let decisive = list.last, p.mutant == nil {
-                    var quarantinedFailed = 0
-                    for t in decisive.tests {
-                        switch t.status {
-                        case .passed: totals.testsPassed += 1
-                        case .failed:
-                            totals.testsFailed += 1
-                            if t.quarantined == true { quarantinedFailed += 1 }
-                        case .skipped: totals.testsSkipped += 1
-                        }
-                        if t.flaky { totals.flakyTests += 1 }
-                    }
-                    if quarantinedFailed > 0 { totals.quarantinedFailed = (totals.quarantinedFailed ?? 0) + quarantinedFailed }
-                }
             }
             let (status, reasons) = Verdict.suiteStatus(spec: spec, jobs: jobs, mutantFaults: mutantFaults)
             suites.append(SuiteReport(spec: spec, status: status, reasons: reasons, jobs: jobs))
@@ -434,6 +430,7 @@ public struct Collator {
         report.history = history
         let certificates = suites.compactMap(ContractCertificate.make)
         report.certificates = certificates.isEmpty ? nil : certificates
+        ReportFigures.fill(&report)
         return report
     }
 }

@@ -14,7 +14,12 @@ public struct ProgressNarrator: Sendable {
     public let live: Bool
 
     private var mutantOf: [String: String] = [:]
-    private var expected: [String: Int] = [:]
+    private var planned: [String: JobPlanned] = [:]
+    private var quarantine: [QuarantineEntry] = []
+    /// Each running attempt's test events: its end line counts them as the collated report does.
+    private var events: [AttemptRef: [TestEvent]] = [:]
+    /// Each job's ended attempts: a retry's line counts a test that failed before as flaky.
+    private var ended: [String: [AttemptReport]] = [:]
     private var attempts: [AttemptRef: Tally] = [:]
     /// Failure messages waiting for their test's `testFinished`, so the ✘ line comes first.
     private var pendingMessages: [AttemptRef: [TestIdentifier: [String]]] = [:]
@@ -51,7 +56,7 @@ public struct ProgressNarrator: Sendable {
             say("run \(s.runID): plan \(s.planName) (\(s.suites.count) suite\(s.suites.count == 1 ? "" : "s")) on \(s.hosts.joined(separator: ", "))")
         case .jobPlanned(let p):
             mutantOf[p.jobID] = p.mutant
-            expected[p.jobID] = p.expectedTests.count
+            planned[p.jobID] = p
             if verbose { say("planned \(p.jobID) (\(p.expectedTests.count) tests\(p.mutant.map { ", mutant \($0)" } ?? ""))") }
         case .attemptStarted(let ref, let host, let slot):
             attempts[ref] = Tally(start: event.t, slot: "\(host)#\(slot)")
@@ -61,13 +66,17 @@ public struct ProgressNarrator: Sendable {
         case .phaseFinished:
             break
         case .test(let ref, let e):
+            events[ref, default: []].append(e)
             testLines(ref: ref, event: e, say: say)
         case .attemptEnded(let ref, let ended):
             flushMessages(ref, say: say)
             let end = attemptEndLine(ref: ref, ended: ended, t: event.t)
+            if let report = lastAttempt { self.ended[ref.jobID, default: []].append(report) }
+            lastAttempt = nil
             say(end.text, end.style)
             attempts[ref] = nil
             mappers[ref] = nil
+            events[ref] = nil
         case .jobUnschedulable(let jobID, let reason):
             say("\(jobID) unschedulable: \(reason)", .warning)
         case .hostSetAside(let host, let reason):
@@ -93,6 +102,7 @@ public struct ProgressNarrator: Sendable {
         case .hostProvisioned(let host, let seconds):
             if verbose { say("host \(host) provisioned in \(TerminalText.seconds(seconds))", .dim) }
         case .quarantine(let entries):
+            quarantine = entries
             if !entries.isEmpty { say("quarantine: \(entries.count) test\(entries.count == 1 ? "" : "s") (they run; their failures do not make a gate red)", .dim) }
         }
         return verbosity == .quiet ? [] : out
@@ -139,7 +149,7 @@ public struct ProgressNarrator: Sendable {
         case .testSkipped(let id, let reason):
             if verbose, let id { say("\(ref.jobID) − \(id.shortDescription) skipped\(reason.map { ": \($0)" } ?? "")", .dim) }
         case .testStarted, .suiteStarted, .suiteFinished, .xctestSummary, .swiftTestingSummary,
-             .runnerStatement, .failingTestListed, .unreadableResult, .witnessDisagreement:
+             .runnerStatement, .failingTestListed, .unreadableResult, .witnessDisagreement, .backtraceFrame:
             break
         }
     }
@@ -151,18 +161,29 @@ public struct ProgressNarrator: Sendable {
         for id in pending.keys.sorted() { for m in pending[id] ?? [] { say(m, isMutant ? .dim : .failure) } }
     }
 
-    /// One line per attempt end: outcome, test counts and wall time.
-    private func attemptEndLine(ref: AttemptRef, ended: AttemptEnded, t: Double) -> ConsoleLine {
+    /// One line per attempt end: outcome, the attempt's figures (counted as the collated report
+    /// counts them: `ReportFigures`) and wall time. ✘ only when the verdict finds a problem, so a
+    /// quarantined failure alone never reads red.
+    private var lastAttempt: AttemptReport?
+
+    private mutating func attemptEndLine(ref: AttemptRef, ended: AttemptEnded, t: Double) -> ConsoleLine {
         let tally = attempts[ref]
         let took = tally.map { " in \(TerminalText.clock(max(0, t - $0.start)))" } ?? ""
-        let passed = tally?.passed.count ?? 0, failed = tally?.failed.count ?? 0
-        let expect = expected[ref.jobID] ?? 0
-        let counts = failed > 0 ? "\(failed) failed, \(passed) passed of \(expect)" : "\(passed)/\(expect) passed"
+        let job = planned[ref.jobID] ?? JobPlanned(jobID: ref.jobID, suite: "", kind: .gate, shard: 0, shardCount: 1, repetition: 0, mutant: nil, expectedTests: [])
+        let entries = job.mutant == nil ? quarantine.filter { $0.suite == job.suite } : []
+        var report = Collator.attemptReport(events: events[ref] ?? [], ended: ended, host: "", slot: 0, number: ref.attempt)
+        for i in report.tests.indices where entries.contains(report.tests[i].id) { report.tests[i].quarantined = true }
+        let problems = Verdict.problems(of: report, expected: job.expectedTests, quarantined: entries)
+        var counted = job
+        counted.mutant = nil   // a mutant's attempt line counts its tests too
+        if ended.infraError != nil { report.lost = true }
+        lastAttempt = report
+        let counts = ReportFigures.figures(JobReport(planned: counted, attempts: (self.ended[ref.jobID] ?? []) + [report], finalState: .passed, reasons: [])).text
         let head = "\(ref.jobID) attempt \(ref.attempt)"
         if let infra = ended.infraError { return ConsoleLine("⚠ \(head): infrastructure failure: \(infra)", .warning) }
         if let phase = ended.timedOutPhase { return ConsoleLine("✘ \(head): timed out in \(phase.rawValue) (\(counts))\(took)", .failure) }
         let how = ended.termination.map(\.consoleText) ?? "ended"
-        let clean = ended.termination == .exited(0) && failed == 0 && (tally?.problems ?? 0) == 0 && passed >= expect
+        let clean = problems.isEmpty
         if let mutant = mutantOf[ref.jobID] {
             if ended.termination == .cancelled { return ConsoleLine("− \(head): cancelled (mutant \(mutant))", .warning) }
             return clean ? ConsoleLine("✘ \(head): mutant \(mutant) survived: \(counts)\(took)", .failure)

@@ -12,7 +12,7 @@ public enum HistoryListing {
             let cost = run.cost.map { String(format: "$%.4f", $0) } ?? "-"
             let hostSeconds = run.hostSeconds.map { "\(Int($0.rounded())) host-s" } ?? "-"
             var line = "\(run.runID)  \(run.startedAt.prefix(19))  \(TerminalText.clock(run.duration))  exit \(run.exitCode)\(run.interrupted ? " (interrupted)" : "")"
-                + "  \(run.tests) results  \(cost) (\(hostSeconds))  \(TerminalText.sanitize(run.planName)): \(TerminalText.sanitize(run.verdict))"
+                + "  \(run.figures.map { "tests \($0.text)" } ?? "\(run.tests) results")  \(cost) (\(hostSeconds))  \(TerminalText.sanitize(run.planName)): \(TerminalText.sanitize(run.verdict))"
             if compare, index + 1 < runs.count {
                 let before = runs[index + 1]
                 line += "  | vs \(before.runID): cost \(delta(run.cost, before.cost, money: true)), build \(delta(run.buildSeconds, before.buildSeconds, money: false))"

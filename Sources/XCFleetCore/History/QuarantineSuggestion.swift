@@ -2,11 +2,12 @@ import Foundation
 import XCFleetModel
 
 /// `xcfleet flaky --suggest`: quarantine entries for the flakiest tests, ready to paste into
-/// `Plans/quarantine.json` (owner to fill in; expiry two weeks out).
+/// `Plans/quarantine.json` (expiry two weeks out). The owner is `--owner`; without it the entries
+/// carry an empty owner, which the loader rejects until a person or team is named.
 public enum QuarantineSuggestion {
     /// `quarantined`: entries already in force (`flaky --suggest --quarantine FILE`); their tests
     /// are left out, and a comment says how many.
-    public static func json(for tests: [FlakyTest], minimumRate: Double, now: Date, quarantined: [QuarantineEntry] = []) -> String {
+    public static func json(for tests: [FlakyTest], minimumRate: Double, now: Date, quarantined: [QuarantineEntry] = [], owner: String? = nil) -> String {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone(identifier: "UTC")
@@ -18,11 +19,12 @@ public enum QuarantineSuggestion {
             let reason = String(format: "flaky: %d of %d executions (%.0f%%), last seen %@", t.flakes, t.executions, t.rate * 100,
                                 f.string(from: Date(timeIntervalSince1970: t.lastSeen)))
             return """
-                {"suite": \(quote(t.suite)), "test": \(quote(t.test)), "reason": \(quote(reason)), "owner": "TODO", "expires": "\(expires)"}
+                {"suite": \(quote(t.suite)), "test": \(quote(t.test)), "reason": \(quote(reason)), "owner": \(quote(owner ?? "")), "expires": "\(expires)"}
             """
         }
         // Valid as the value of "tests" ({"tests": <this>}), and its entries paste into an existing array.
-        var head = "// quarantine entries (owner to fill in): the value of \"tests\" in Plans/quarantine.json, {\"tests\": [ … ]}\n"
+        var head = (owner == nil ? "// quarantine entries (fill in each \"owner\": the person or team who will fix the test; or pass --owner): the value" : "// quarantine entries: the value")
+        head += " of \"tests\" in Plans/quarantine.json, {\"tests\": [ … ]}\n"
         let left = candidates.count - fresh.count
         if left > 0 { head += "// \(left) flaky test\(left == 1 ? " is" : "s are") already quarantined and left out\n" }
         return head + (entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + ",\n]")

@@ -27,6 +27,7 @@ package struct LineKind: Sendable {
         LineKind(name: "testing-failed", leads: ascii("T"), parse: testingFailed),
         LineKind(name: "crash-line", leads: ascii("PAISBTKFGREbz"), parse: crashLine),
         LineKind(name: "bare-error", leads: ascii("e"), parse: bareError),
+        LineKind(name: "backtrace-frame", leads: ascii("0123456789"), parse: backtraceFrame),
         LineKind(name: "located", leads: nil, parse: located),
         LineKind(name: "anywhere", leads: nil, parse: anywhere),
     ]

@@ -104,15 +104,20 @@ public struct HTMLReportRenderer: ReportRendering {
 
     private func cards(_ r: RunReport) -> String {
         let t = r.totals
+        let f = t.tests
         func card(_ n: Int, _ k: String, _ cls: String) -> String {
             "<div class=\"card \(n > 0 ? cls : "")\"><div class=\"n\">\(n)</div><div class=\"k\">\(k)</div></div>"
         }
+        // The run's figures (ReportFigures), every category, as every other report prints them.
         var b = "<div class=\"cards\">"
-        b += card(t.testsPassed, "tests passed", "ok")
-        b += card(t.countedFailed, "tests failed", "bad")
-        if let q = t.quarantinedFailed, q > 0 { b += card(q, "quarantined failed", "") }
-        b += card(t.testsSkipped, "skipped", "")
-        b += card(t.flakyTests, "flaky", "warn")
+        b += card(f.passed, "passed", "ok")
+        b += card(f.failed, "failed", "bad")
+        b += card(f.crashed, "crashed", "bad")
+        b += card(f.timedOut, "timed out", "bad")
+        b += card(f.notRun, "not run", "bad")
+        b += card(f.quarantined, "quarantined failures", "")
+        b += card(f.flaky, "flaky", "warn")
+        b += card(f.skipped, "skipped", "")
         b += card(t.jobs, "jobs", "")
         b += card(t.attempts, "attempts", "")
         let infraFailed = t.jobsByState[JobFinalState.infraFailed.rawValue] ?? 0
@@ -151,7 +156,7 @@ public struct HTMLReportRenderer: ReportRendering {
     }
 
     private func suite(_ s: SuiteReport, extra: String = "") -> String {
-        var n = (passed: 0, failed: 0, skipped: 0, notRun: 0, flaky: 0, killed: 0, survived: 0)
+        var killed = 0, survived = 0
         var hosts: [String] = []
         var jobsByHost: [String: [JobReport]] = [:]
         for job in s.jobs {
@@ -159,30 +164,18 @@ public struct HTMLReportRenderer: ReportRendering {
             if jobsByHost[host] == nil { hosts.append(host) }
             jobsByHost[host, default: []].append(job)
             if job.planned.mutant != nil {
-                if ReportFacts.isRed(job) { n.survived += 1 } else { n.killed += 1 }
-                continue
-            }
-            for o in ReportFacts.outcomes(job) {
-                switch o.status {
-                case .passed: n.passed += 1
-                case .failed: n.failed += 1
-                case .skipped: n.skipped += 1
-                case .notRun: n.notRun += 1
-                }
-                if o.flaky { n.flaky += 1 }
+                if ReportFacts.isRed(job) { survived += 1 } else { killed += 1 }
             }
         }
+        let f = s.figures ?? TestFigures()
         let open = s.status != .green && s.status != .measured || !extra.isEmpty
         var b = "<details class=\"suite\"\(open ? " open" : "")><summary>"
         b += "<span class=\"pill \(s.status.rawValue)\">\(h(s.status.rawValue))</span>"
         b += "<span class=\"name\">\(h(s.spec.name))</span>"
         b += "<span class=\"cls\">\(h(s.spec.template))</span>"
-        var counts = n.killed + n.survived > 0 && n.passed + n.failed + n.notRun == 0 ? "\(n.killed) killed" : "\(n.passed) passed"
-        if n.survived > 0 { counts += " · \(n.survived) not killed" }
-        if n.failed > 0 { counts += " · \(n.failed) failed" }
-        if n.notRun > 0 { counts += " · \(n.notRun) not run" }
-        if n.skipped > 0 { counts += " · \(n.skipped) skipped" }
-        if n.flaky > 0 { counts += " · \(n.flaky) flaky" }
+        var counts = killed + survived > 0 && f.total == 0 ? "\(killed) killed" : f.text
+        if killed + survived > 0 && f.total > 0 { counts += " · \(killed) killed" }
+        if survived > 0 { counts += " · \(survived) not killed" }
         counts += " · \(s.jobs.count) job\(s.jobs.count == 1 ? "" : "s")"
         b += "<span class=\"counts\">\(counts)</span></summary>\n<div class=\"body\">\n"
         var props: [String] = []
@@ -216,24 +209,34 @@ public struct HTMLReportRenderer: ReportRendering {
             // them out until opened (20,000 tests render in about a second; bench/report).
             let fold = regular.reduce(0) { $0 + max($1.planned.expectedTests.count, $1.decisive?.tests.count ?? 0) } > Self.foldPassedAbove
             var passedRows = "", passedCount = 0
+            // Failures first across the block's jobs (crashed, timed out, failed, not run, …); a job's
+            // not-run tests are one row under their cause, not one row each.
+            var rows: [(rank: Int, order: Int, html: String, plainPass: Bool)] = []
             for job in regular {
                 let label = ReportFacts.jobLabel(job, suite: spec)
                 let retries = ReportFacts.infraRetries(job)
-                for o in ReportFacts.outcomes(job) {
-                    let row = testRow(o, job: job, label: label, retries: retries)
-                    if fold, o.status == .passed, !o.flaky, retries.isEmpty, knownFlaky[TrendSummary.key(suite: job.planned.suite, test: o.id)] == nil {
-                        passedRows += row
-                        passedCount += 1
-                    } else {
-                        b += row
-                    }
+                let outcomes = ReportFacts.outcomes(job)
+                let notRun = outcomes.filter { $0.category == .notRun }
+                for o in outcomes where o.category != .notRun {
+                    let plain = o.category == .passed && retries.isEmpty && knownFlaky[TrendSummary.key(suite: job.planned.suite, test: o.id)] == nil
+                    rows.append((o.rank, rows.count, testRow(o, job: job, label: label, retries: retries), plain))
                 }
+                if !notRun.isEmpty { rows.append((3, rows.count, notRunRow(notRun, job: job, label: label), false)) }
                 let details = ReportFacts.jobLevelDetails(job)
                 if !details.isEmpty {
-                    b += "<tr><td><span class=\"pill error\">\(h(job.finalState.rawValue))</span></td><td class=\"test\">job \(h(job.planned.jobID))"
-                    if !label.isEmpty { b += " <span class=\"cls\">\(h(label))</span>" }
-                    b += "<div class=\"fail\">" + details.map { h($0) }.joined(separator: "\n") + "</div></td>"
-                    b += "<td class=\"num\">\(ReportText.duration(job.decisive.flatMap { a in a.end.map { $0 - a.start } }))</td><td class=\"num hide-sm\">\(job.attempts.count)</td></tr>\n"
+                    var row = "<tr><td><span class=\"pill error\">\(h(job.finalState.rawValue))</span></td><td class=\"test\">job \(h(job.planned.jobID))"
+                    if !label.isEmpty { row += " <span class=\"cls\">\(h(label))</span>" }
+                    row += "<div class=\"fail\">" + details.map { h($0) }.joined(separator: "\n") + "</div>" + logLinks(job) + "</td>"
+                    row += "<td class=\"num\">\(ReportText.duration(job.decisive.flatMap { a in a.end.map { $0 - a.start } }))</td><td class=\"num hide-sm\">\(job.attempts.count)</td></tr>\n"
+                    rows.append((-1, rows.count, row, false))
+                }
+            }
+            for row in rows.sorted(by: { ($0.rank, $0.order) < ($1.rank, $1.order) }) {
+                if fold, row.plainPass {
+                    passedRows += row.html
+                    passedCount += 1
+                } else {
+                    b += row.html
                 }
             }
             b += "</tbody></table></div>\n"
@@ -254,17 +257,48 @@ public struct HTMLReportRenderer: ReportRendering {
         return b
     }
 
+    /// The raw output of each attempt of the job, as the run directory keeps it (`logs/`).
+    private func logLinks(_ job: JobReport) -> String {
+        guard !job.attempts.isEmpty else { return "" }
+        let links = job.attempts.map { a in
+            "<a href=\"\(h(ReportText.attemptLogPath(jobID: job.planned.jobID, attempt: a.number)))\">attempt \(a.number) log</a>"
+        }
+        return "<div class=\"note\">raw output: " + links.joined(separator: " · ") + "</div>"
+    }
+
+    /// One row for every expected test of a job that did not run, under their one cause.
+    private func notRunRow(_ tests: [TestOutcome], job: JobReport, label: String) -> String {
+        var b = "<tr><td><span class=\"pill notrun\">not run</span></td><td class=\"test\">"
+        b += "<strong>\(tests.count) test\(tests.count == 1 ? "" : "s") not run</strong>"
+        if !label.isEmpty { b += " <span class=\"cls\">\(h(label))</span>" }
+        // A job that never started: the suite's reasons above say why, once.
+        if job.decisive != nil {
+            b += "<div class=\"fail\">\(h(ReportText.notRunLine(count: tests.count, reason: tests[0].notRunReason ?? ReportFacts.notRunReason(job))))</div>"
+        } else {
+            b += "<div class=\"note\">the job never started (the suite's reasons say why)</div>"
+        }
+        b += "<details><summary>the \(tests.count) test\(tests.count == 1 ? "" : "s")</summary><ul class=\"mono\">"
+        b += tests.map { t in
+            "<li>\(h(t.id.description)) " + t.contractIDs.map { "<span class=\"chip \($0.hasPrefix("K") ? "k" : "c")\">\(h($0))</span>" }.joined() + "</li>"
+        }.joined()
+        b += "</ul></details>" + logLinks(job)
+        b += "</td><td class=\"num\">—</td><td class=\"num hide-sm\">\(job.attempts.count)</td></tr>\n"
+        return b
+    }
+
     private func testRow(_ o: TestOutcome, job: JobReport, label: String, retries: [AttemptReport]) -> String {
         let pillClass: String
-        switch o.status {
+        switch o.category {
         case .passed: pillClass = "passed"
-        case .failed: pillClass = "failed"
+        case .failed, .crashed, .timedOut: pillClass = "failed"
         case .skipped: pillClass = "skipped"
+        case .quarantined: pillClass = "quarantined"
         case .notRun: pillClass = "notrun"
+        case .flaky: pillClass = "flaky"
         }
-        var b = "<tr\(o.quarantined ? " class=\"quarantined\"" : "")><td><span class=\"pill \(pillClass)\">\(o.status.rawValue)</span>"
-        if o.quarantined { b += " <span class=\"pill quarantined\" title=\"in the quarantine file: its failure does not make the gate red\">quarantined</span>" }
-        if o.flaky { b += " <span class=\"pill flaky\" title=\"failed in an earlier attempt, then passed\">flaky</span>" }
+        var b = "<tr\(o.quarantined ? " class=\"quarantined\"" : "")><td><span class=\"pill \(pillClass)\">\(o.category.rawValue)</span>"
+        if o.quarantined, o.category != .quarantined { b += " <span class=\"pill quarantined\" title=\"in the quarantine file: its failure does not make the gate red\">quarantined</span>" }
+        if o.flaky, o.category != .flaky { b += " <span class=\"pill flaky\" title=\"failed in an earlier attempt, then passed\">flaky</span>" }
         if let f = knownFlaky[TrendSummary.key(suite: job.planned.suite, test: o.id)] { b += knownFlakyPill(f) }
         if !retries.isEmpty { b += " <span class=\"pill retry\" title=\"an earlier attempt hit an infrastructure failure and was retried\">infra retry</span>" }
         b += "</td><td class=\"test\">"
@@ -276,9 +310,12 @@ public struct HTMLReportRenderer: ReportRendering {
         case .failed:
             let fs = o.failures.isEmpty ? [FailureDetail(message: "failed")] : o.failures
             for f in fs { b += failureBox(f) }
+            if o.category == .crashed, let trace = ReportText.backtraceExcerpt(job.decisive?.backtrace) {
+                b += "<div class=\"note\">backtrace: <span class=\"mono\">\(h(trace))</span></div>"
+            }
+            if o.category != .quarantined { b += logLinks(job) }
         case .notRun:
-            // A job that never started: the suite's reasons above say why, once.
-            if job.decisive != nil { b += "<div class=\"fail\">not run: \(h(o.notRunReason ?? ""))</div>" }
+            b += "<div class=\"fail\">\(h(o.notRunReason ?? ""))</div>" + logLinks(job)
         case .skipped:
             if let r = o.skipReason { b += "<div class=\"note\">skipped: \(h(r))</div>" }
         case .passed:

@@ -97,8 +97,12 @@ public struct JUnitReportRenderer: ReportRendering {
             }
             let retried = block.jobs.flatMap { job in ReportFacts.infraRetries(job).map { (job, $0) } }
             let elsewhere = retriedElsewhere(report: report, suite: block.suite, host: block.host)
-            if !retried.isEmpty || !elsewhere.isEmpty {
-                var text: [String] = []
+            // What no test carries (a crash no test was running, build errors, an abnormal exit), per job.
+            let jobLines = block.jobs.filter { $0.planned.mutant == nil && ReportFacts.isRed($0) }.flatMap { job in
+                ReportFacts.jobLevelDetails(job).map { "job \(job.planned.jobID): \($0)" }
+            }
+            if !retried.isEmpty || !elsewhere.isEmpty || !jobLines.isEmpty {
+                var text: [String] = jobLines
                 for (job, a) in retried {
                     text.append("job \(job.planned.jobID) attempt \(a.number) on \(a.host) was retried: \(attemptProblem(a))")
                 }
@@ -164,43 +168,50 @@ public struct JUnitReportRenderer: ReportRendering {
         }()
         if let mutant = job.planned.mutant { return [mutantCase(job, suite: suite, mutant: mutant)] }
         var cases: [Case] = []
-        for o in ReportFacts.outcomes(job) {
+        for o in ReportFacts.ordered(ReportFacts.outcomes(job)) {
             var c = Case(classname: o.id.suite.isEmpty ? suite.name : o.id.suite, name: o.id.name + suffix, time: o.seconds)
-            if o.quarantined, let entry = report.quarantineEntry(suite: suite.name, id: o.id), o.status == .failed || o.status == .passed {
-                quarantined(&c, o, entry)
-                cases.append(c)
-                continue
-            }
-            switch o.status {
-            case .passed:
-                for e in o.earlier {
-                    c.body.append(rerun("flakyFailure", e))
+            let entry = o.quarantined ? report.quarantineEntry(suite: suite.name, id: o.id) : nil
+            let note = entry.map { "quarantined (not forgiven: \(o.category.rawValue)): \($0.reason) (owner \($0.owner), expires \($0.expires))" }
+            let text = o.failures.map(ReportText.failureLine).joined(separator: "\n")
+            switch o.category {
+            case .passed, .flaky:
+                for e in o.earlier { c.body.append(rerun("flakyFailure", e)) }
+                if let entry { c.body.append("<system-out>" + ReportText.xmlText("quarantined: \(entry.reason) (owner \(entry.owner), expires \(entry.expires)) — passed") + "</system-out>") }
+            case .quarantined:
+                if let entry { quarantined(&c, o, entry) } else {
+                    c.body.append(element("skipped", [("message", "quarantined — failed"), ("type", "quarantined")], text: text))
+                    c.skipped = 1
                 }
             case .failed:
                 let first = o.failures.first ?? FailureDetail(message: "failed")
                 c.body.append(element("failure", [("message", first.message), ("type", failureType(first))],
-                                      text: o.failures.map(ReportText.failureLine).joined(separator: "\n")))
+                                      text: ([note].compactMap { $0 } + [text]).filter { !$0.isEmpty }.joined(separator: "\n")))
                 c.failures = 1
+                for e in o.earlier { c.body.append(rerun("rerunFailure", e)) }
+            case .crashed, .timedOut:
+                var first = o.failures.first?.message ?? o.notRunReason ?? o.category.rawValue
+                if first.hasPrefix("crashed: ") { first.removeFirst("crashed: ".count) }
+                let type = o.category == .crashed ? "crashed" : "timed-out"
+                let trace = o.category == .crashed ? ReportText.backtraceExcerpt(job.decisive?.backtrace, limit: AttemptReport.backtraceLimit).map { "backtrace: " + $0 } : nil
+                c.body.append(element("error", [("message", "\(o.category.rawValue): \(first)"), ("type", type)],
+                                      text: ([note].compactMap { $0 } + [text.isEmpty ? first : text] + [trace].compactMap { $0 }).joined(separator: "\n")))
+                c.errors = 1
                 for e in o.earlier { c.body.append(rerun("rerunFailure", e)) }
             case .skipped:
                 c.body.append(element("skipped", [("message", o.skipReason ?? "skipped")], text: nil))
                 c.skipped = 1
             case .notRun:
                 let reason = "not run: " + (o.notRunReason ?? job.finalState.rawValue)
-                if ReportFacts.isRed(job) {
-                    c.body.append(element("error", [("message", reason), ("type", "not-run")], text: reason))
-                    c.errors = 1
-                } else {
-                    c.body.append(element("skipped", [("message", reason)], text: nil))
-                    c.skipped = 1
-                }
+                c.body.append(element("error", [("message", reason), ("type", "not-run")], text: reason))
+                c.errors = 1
             }
             cases.append(c)
         }
-        let details = ReportFacts.jobLevelDetails(job)
+        // A red job none of whose tests is red (infra failure, build error, an abnormal exit after
+        // every test passed) gets one extra testcase carrying why; otherwise its tests carry it.
         let anyRed = cases.contains { $0.failures + $0.errors > 0 }
-        let hasJobProblem = job.decisive.map { !$0.crashes.isEmpty || !$0.buildErrors.isEmpty || !$0.unattributedFailures.isEmpty || $0.infraError != nil || $0.timedOutPhase != nil || $0.lost } ?? false
-        if hasJobProblem || (ReportFacts.isRed(job) && !anyRed) {
+        if ReportFacts.isRed(job) && !anyRed {
+            let details = ReportFacts.jobLevelDetails(job)
             var c = Case(classname: suite.name, name: "xcfleet job \(job.planned.jobID)\(suffix)",
                          time: job.decisive.flatMap { a in a.end.map { $0 - a.start } })
             let message = "\(job.finalState.rawValue): \(ReportFacts.reason(job))"
@@ -212,18 +223,14 @@ public struct JUnitReportRenderer: ReportRendering {
         return cases
     }
 
-    /// A quarantined test: skipped-with-reason when it failed, a pass with a note when it passed.
+    /// A quarantined test's forgiven failure: skipped-with-reason (CI test views list skipped tests
+    /// with their message; a failure there would read as red).
     private func quarantined(_ c: inout Case, _ o: TestOutcome, _ entry: QuarantineEntry) {
         let what = "quarantined: \(entry.reason) (owner \(entry.owner), expires \(entry.expires))"
-        if o.status == .failed {
-            let first = o.failures.first ?? FailureDetail(message: "failed")
-            c.body.append(element("skipped", [("message", "\(what) — failed: \(first.message)"), ("type", "quarantined")],
-                                  text: o.failures.map(ReportText.failureLine).joined(separator: "\n")))
-            c.skipped = 1
-        } else {
-            for e in o.earlier { c.body.append(rerun("flakyFailure", e)) }
-            c.body.append("<system-out>" + ReportText.xmlText(what + " — passed") + "</system-out>")
-        }
+        let first = o.failures.first ?? FailureDetail(message: "failed")
+        c.body.append(element("skipped", [("message", "\(what) — failed: \(first.message)"), ("type", "quarantined")],
+                              text: o.failures.map(ReportText.failureLine).joined(separator: "\n")))
+        c.skipped = 1
     }
 
     /// `quarantine.not-seen`: the suite's entries whose test the run never reported.

@@ -3,7 +3,8 @@ import XCFleetModel
 
 /// `summary.md`: a short Markdown summary for a pull-request comment or a CI job summary —
 /// verdict, counts per suite, failures with `file:line`, probe highlights per host, infra notes.
-/// No links; every string from a host or a test is escaped.
+/// Its only links are relative ones to each failing attempt's raw output in the run directory
+/// (`logs/…`); every string from a host or a test is escaped.
 public struct MarkdownSummaryRenderer: ReportRendering {
     public let fileName = "summary.md"
     /// At most this many failures are listed; the rest are counted.
@@ -31,66 +32,58 @@ public struct MarkdownSummaryRenderer: ReportRendering {
         out.append("Plan **\(md(report.planName))** · run \(md(report.runID)) · \(hostCount) host\(hostCount == 1 ? "" : "s") · \(ReportText.duration(report.duration)) · exit code \(report.exitCode)\(report.interrupted ? " · **interrupted**" : "")")
         out.append("")
 
-        // Counts per suite.
-        out.append("| Suite | Kind | Status | Passed | Failed | Skipped | Not run | Flaky | Jobs |")
-        out.append("|---|---|---|--:|--:|--:|--:|--:|--:|")
+        // The figures per suite (ReportFigures), as every report prints them.
+        out.append("| Suite | Kind | Status | Passed | Failed | Crashed | Timed out | Not run | Quarantined failures | Flaky | Skipped | Jobs |")
+        out.append("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
         var failures: [(suite: String, host: String, line: String)] = []
         var flaky: [String] = []
         let knownFlaky = TrendSummary.flakyIndex(report)
         for suite in report.suites {
-            var n = (passed: 0, failed: 0, skipped: 0, notRun: 0, flaky: 0)
-            // Tests of jobs that never started: one line per suite and reason, not one per test.
-            var neverStarted: [(reason: String, count: Int)] = []
             for job in suite.jobs {
                 let host = job.decisive?.host ?? "unscheduled"
                 if let mutant = job.planned.mutant {
                     if ReportFacts.isRed(job) {
-                        n.failed += 1
                         failures.append((suite.spec.name, host, "mutant \(md(mutant)) — \(md(ReportText.clip(ReportFacts.reason(job), maxMessageLength)))"))
-                    } else {
-                        n.passed += 1
                     }
                     continue
                 }
-                for o in ReportFacts.outcomes(job) {
-                    switch o.status {
-                    case .passed: n.passed += 1
-                    case .skipped: n.skipped += 1
-                    case .failed where o.quarantined:
-                        break // the Quarantined section shows it
-                    case .failed:
-                        n.failed += 1
-                        let f = o.failures.first ?? FailureDetail(message: "failed")
+                let log = logLinks(job)
+                // Cause first: crashed, timed out and failed tests, then the tests that did not run
+                // because of them, once, then what no test carries.
+                let outcomes = ReportFacts.ordered(ReportFacts.outcomes(job))
+                for o in outcomes {
+                    switch o.category {
+                    case .failed, .crashed, .timedOut:
+                        let f = o.failures.first ?? FailureDetail(message: o.category == .timedOut ? (o.notRunReason ?? "timed out") : (o.notRunReason ?? "failed"))
                         let loc = ReportText.location(f).map { "\(md($0)) — " } ?? ""
-                        failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(loc)\(md(ReportText.clip(f.message, maxMessageLength)))"
-                                         + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id)))
-                    case .notRun:
-                        n.notRun += 1
-                        if ReportFacts.isRed(job) && job.decisive == nil {
-                            let why = o.notRunReason ?? job.finalState.rawValue
-                            if let i = neverStarted.firstIndex(where: { $0.reason == why }) { neverStarted[i].count += 1 } else { neverStarted.append((why, 1)) }
-                        } else if ReportFacts.isRed(job) {
-                            failures.append((suite.spec.name, host, "\(md(o.id.description)) — not run: \(md(ReportText.clip(o.notRunReason ?? "", maxMessageLength)))"))
-                        }
-                    }
-                    if o.flaky {
-                        n.flaky += 1
+                        let message = o.category == .crashed && f.message.hasPrefix("crashed: ") ? String(f.message.dropFirst("crashed: ".count)) : f.message
+                        let label = o.category == .failed ? "" : "**\(o.category.rawValue)** — "
+                        let trace = o.category == .crashed ? ReportText.backtraceExcerpt(job.decisive?.backtrace).map { " · backtrace: \(md(ReportText.clip($0, maxMessageLength)))" } ?? "" : ""
+                        failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(label)\(loc)\(md(ReportText.clip(message, maxMessageLength)))"
+                                         + trace + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id) + log))
+                    case .flaky:
                         let hosts = o.earlier.map { "attempt \($0.attempt) on \(md($0.host))" }.joined(separator: ", ")
                         flaky.append("\(md(suite.spec.name)) · \(md(o.id.description)) — failed in \(hosts.isEmpty ? "an earlier attempt" : hosts), passed on \(md(host))")
+                    case .notRun, .passed, .skipped, .quarantined:
+                        break // not run: one line below; quarantined: the Quarantined section
                     }
                 }
-                let details = ReportFacts.jobLevelDetails(job)
-                if ReportFacts.isRed(job) || !(job.decisive?.crashes.isEmpty ?? true) {
-                    for d in details {
+                let notRun = outcomes.filter { $0.category == .notRun }
+                if !notRun.isEmpty {
+                    let line = ReportText.notRunLine(count: notRun.count, reason: notRun[0].notRunReason ?? ReportFacts.notRunReason(job))
+                    failures.append((suite.spec.name, host, md(ReportText.clip(line, maxMessageLength)) + log))
+                }
+                if ReportFacts.isRed(job) {
+                    for d in ReportFacts.jobLevelDetails(job) {
                         failures.append((suite.spec.name, host, "job \(md(job.planned.jobID)) — \(md(ReportText.clip(d, maxMessageLength)))"))
                     }
                 }
             }
-            for (why, count) in neverStarted {
-                failures.append((suite.spec.name, "unscheduled", "\(count) test\(count == 1 ? "" : "s") not run: \(md(ReportText.clip(why, maxMessageLength)))"))
-            }
-            let status = Self.statusText(suite.status)
-            out.append("| \(md(suite.spec.name)) | \(suite.spec.kind.rawValue) | \(status) | \(n.passed) | \(n.failed) | \(n.skipped) | \(n.notRun) | \(n.flaky) | \(suite.jobs.count) |")
+            let f = suite.figures ?? TestFigures()
+            var status = Self.statusText(suite.status)
+            let mutants = suite.jobs.filter { $0.planned.mutant != nil }
+            if !mutants.isEmpty { status += " · mutants killed \(mutants.filter { !ReportFacts.isRed($0) }.count)/\(mutants.count)" }
+            out.append("| \(md(suite.spec.name)) | \(suite.spec.kind.rawValue) | \(status) | \(f.passed) | \(f.failed) | \(f.crashed) | \(f.timedOut) | \(f.notRun) | \(f.quarantined) | \(f.flaky) | \(f.skipped) | \(suite.jobs.count) |")
         }
         out.append("")
 
@@ -105,7 +98,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
         }
 
         if !failures.isEmpty {
-            out.append("### Failures (\(failures.count))")
+            out.append("### Failures")
             for f in failures.prefix(maxFailures) {
                 out.append("- **\(md(f.suite))** @ \(md(f.host)): \(f.line)")
             }
@@ -202,8 +195,14 @@ public struct MarkdownSummaryRenderer: ReportRendering {
             out.append("")
         }
         out += historyLines(report)
-        out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.testsPassed) passed, \(report.totals.countedFailed) failed, \(report.totals.quarantinedFailed.map { "\($0) quarantined failed, " } ?? "")\(report.totals.testsSkipped) skipped, \(report.totals.flakyTests) flaky")
+        out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.tests.text)")
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// ` · raw output: [attempt 1](logs/…-a1.log)`: links into the run directory (summary.md sits in it).
+    private func logLinks(_ job: JobReport) -> String {
+        guard !job.attempts.isEmpty else { return "" }
+        return " · raw output: " + job.attempts.map { "[attempt \($0.number)](\(ReportText.attemptLogPath(jobID: job.planned.jobID, attempt: $0.number)))" }.joined(separator: ", ")
     }
 
     package static func statusText(_ s: SuiteStatus) -> String {

@@ -1,15 +1,17 @@
 import Foundation
 import XCFleetModel
 
-/// One test as the reports show it: the decisive attempt's result, or "not run" when the
-/// manifest expected it and the decisive attempt never reported it.
+/// One test as the reports show it: the decisive attempt's result (its last execution there), or
+/// "not run" when the manifest expected it and the decisive attempt never reported it. `category`
+/// is the one figure it counts in (`ReportFigures`); every renderer labels and counts by it.
 package struct TestOutcome: Sendable {
     package enum Status: String, Sendable {
         case passed, failed, skipped
         case notRun = "not run"
     }
 
-    /// A failing run of this test in an earlier attempt of the same job.
+    /// A failing run of this test before its decisive execution (an earlier attempt, or earlier
+    /// in the decisive attempt).
     package struct EarlierRun: Sendable {
         package var attempt: Int
         package var host: String
@@ -18,18 +20,36 @@ package struct TestOutcome: Sendable {
 
     package var id: TestIdentifier
     package var status: Status
+    package var category: TestCategory
     package var seconds: Double?
     package var failures: [FailureDetail]
     package var skipReason: String?
-    /// Why it did not run (`status == .notRun`).
+    /// Why it did not run (`status == .notRun`): the job's cause, without a "not run:" prefix.
     package var notRunReason: String?
     package var flaky: Bool
     package var earlier: [EarlierRun]
     package var contractIDs: [String]
-    /// In the run's quarantine: its failure does not make the gate red, and reports show it apart.
+    /// In the run's quarantine: reports show it apart; only `category == .quarantined` is forgiven.
     package var quarantined = false
+    /// Executions of the test in the decisive attempt (1 for a test that ran once, 0 when not run).
+    package var executions = 1
 
-    package var isProblem: Bool { status == .failed || status == .notRun }
+    package var isProblem: Bool { category.countsAgainstGate }
+
+    /// Order of the tables: what needs a reader first (crashed, timed out, failed, not run), then
+    /// quarantined failures, flaky, skipped, passed.
+    package var rank: Int {
+        switch category {
+        case .crashed: return 0
+        case .timedOut: return 1
+        case .failed: return 2
+        case .notRun: return 3
+        case .quarantined: return 4
+        case .flaky: return 5
+        case .skipped: return 6
+        case .passed: return 7
+        }
+    }
 }
 
 /// Derivations over a `RunReport` shared by every renderer, so they all tell the same story.
@@ -81,54 +101,110 @@ package enum ReportFacts {
         return job.finalState.rawValue
     }
 
-    /// Every test of a job: the decisive attempt's results in their order, then expected tests
-    /// it never reported (as `.notRun`), in manifest order.
+    /// Every test of a job, once each: the decisive attempt's results in the order tests first
+    /// ended (a test that ran more than once shows its last execution), then expected tests it
+    /// never reported, in manifest order. Each carries its `TestCategory`. Linear in tests.
     package static func outcomes(_ job: JobReport) -> [TestOutcome] {
         let decisive = job.decisive
-        let earlierAttempts = job.attempts.dropLast()
-        var result: [TestOutcome] = []
         let observed = decisive.map { $0.lost ? [] : $0.tests } ?? []
-        // Failed runs of each test in earlier attempts, looked up by identity (linear in tests).
-        var earlierByID: [TestIdentifier: [TestOutcome.EarlierRun]] = [:]
-        for attempt in earlierAttempts {
+        // Failed executions of earlier attempts, by test key.
+        var earlierByKey: [String: [TestOutcome.EarlierRun]] = [:]
+        for attempt in job.attempts.dropLast() {
             for t in attempt.tests where t.status == .failed {
-                earlierByID[t.id, default: []].append(.init(attempt: attempt.number, host: attempt.host,
-                                                             failures: t.failures.isEmpty ? [FailureDetail(message: "failed")] : t.failures))
+                earlierByKey[t.id.testKey, default: []].append(.init(attempt: attempt.number, host: attempt.host,
+                                                                     failures: t.failures.isEmpty ? [FailureDetail(message: "failed")] : t.failures))
             }
         }
-        result.reserveCapacity(observed.count)
+        var result: [TestOutcome] = []
+        var slot: [String: Int] = [:]
         for test in observed {
-            let earlier = earlierByID.isEmpty ? [] : earlierByID[test.id] ?? []
+            let k = test.id.testKey
+            var within: [TestOutcome.EarlierRun] = []
+            var executions = 1
+            if let i = slot[k] {
+                let previous = result[i]
+                executions = previous.executions + 1
+                within = previous.earlier
+                if previous.status == .failed, let d = decisive {
+                    within.append(.init(attempt: d.number, host: d.host,
+                                        failures: previous.failures.isEmpty ? [FailureDetail(message: "failed")] : previous.failures))
+                }
+            } else {
+                within = earlierByKey[k] ?? []
+            }
             let status: TestOutcome.Status
             switch test.status {
             case .passed: status = .passed
             case .failed: status = .failed
             case .skipped: status = .skipped
             }
-            result.append(TestOutcome(id: test.id, status: status, seconds: test.seconds, failures: test.failures,
-                                      skipReason: test.skipReason, notRunReason: nil,
-                                      flaky: test.flaky || (status == .passed && !earlier.isEmpty),
-                                      earlier: earlier, contractIDs: test.contractIDs, quarantined: test.quarantined ?? false))
+            let flaky = status == .passed && (test.flaky || !within.isEmpty)
+            let category = Self.category(test, status: status, flaky: flaky, attempt: decisive)
+            let outcome = TestOutcome(id: test.id, status: status, category: category, seconds: test.seconds, failures: test.failures,
+                                      skipReason: test.skipReason, notRunReason: nil, flaky: flaky, earlier: within,
+                                      contractIDs: test.contractIDs, quarantined: test.quarantined ?? false, executions: executions)
+            if let i = slot[k] { result[i] = outcome } else {
+                slot[k] = result.count
+                result.append(outcome)
+            }
         }
-        // `matches` by class name and test name: one set of observed names, one of those listed.
-        let seen: Set<String> = job.planned.expectedTests.isEmpty ? [] : Set(observed.map { $0.id.className + "/" + $0.id.name })
-        var listed: Set<TestIdentifier> = []
+        let unfinished = Set((decisive?.evidence?.unfinished ?? []).map(\.testKey))
+        let timedOut = decisive.map(Self.timedOut) ?? false
+        let why = notRunReason(job)
+        var listed = Set(slot.keys)
         for name in job.planned.expectedTests {
             let id = identifier(fromManifest: name)
-            if seen.contains(id.className + "/" + id.name) { continue }
-            if !listed.insert(id).inserted { continue }
-            let why: String
-            if decisive == nil {
-                why = "\(job.finalState.rawValue): \(reason(job))"
-            } else if isRed(job) {
-                why = reason(job)
-            } else {
-                why = "never reported by the test run"
-            }
-            result.append(TestOutcome(id: id, status: .notRun, seconds: nil, failures: [], skipReason: nil,
-                                      notRunReason: why, flaky: false, earlier: [], contractIDs: id.contractIDs))
+            guard listed.insert(id.testKey).inserted else { continue }
+            // A test that started and never ended was running when the attempt died.
+            let category: TestCategory = unfinished.contains(id.testKey) ? (timedOut ? .timedOut : .crashed) : .notRun
+            result.append(TestOutcome(id: id, status: .notRun, category: category, seconds: nil, failures: [], skipReason: nil,
+                                      notRunReason: category == .notRun ? why : (timedOut ? "running when the attempt timed out" : "running when the test process ended"),
+                                      flaky: false, earlier: [], contractIDs: id.contractIDs, executions: 0))
         }
         return result
+    }
+
+    /// `outcomes` in table order: crashed, timed out, failed, not run, quarantined, flaky, skipped,
+    /// passed; run order within each.
+    package static func ordered(_ outcomes: [TestOutcome]) -> [TestOutcome] {
+        outcomes.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
+    }
+
+    /// The attempt ended at a deadline (its phase's or the command's own).
+    package static func timedOut(_ attempt: AttemptReport) -> Bool {
+        if attempt.timedOutPhase != nil { return true }
+        if case .timedOut? = attempt.termination { return true }
+        return false
+    }
+
+    /// The category of one observed (last) execution.
+    private static func category(_ test: TestResult, status: TestOutcome.Status, flaky: Bool, attempt: AttemptReport?) -> TestCategory {
+        switch status {
+        case .passed: return flaky ? .flaky : .passed
+        case .skipped: return .skipped
+        case .notRun: return .notRun
+        case .failed:
+            if Verdict.isCrash(test) { return .crashed }
+            // An execution that exceeded its time allowance (XCTest's own timeout) is a timed-out test.
+            if test.timedOut == true { return .timedOut }
+            if test.unfinished == true { return attempt.map(timedOut) == true ? .timedOut : .crashed }
+            if let attempt, Verdict.forgives(test, in: attempt, quarantined: test.quarantined == true) { return .quarantined }
+            return .failed
+        }
+    }
+
+    /// Why the job's expected tests did not run, once for all of them (no "not run:" prefix).
+    package static func notRunReason(_ job: JobReport) -> String {
+        guard let decisive = job.decisive else { return "\(job.finalState.rawValue): \(reason(job))" }
+        if let crashed = decisive.tests.first(where: Verdict.isCrash) {
+            return "the test process crashed in \(crashed.id.shortDescription)"
+        }
+        if let crash = decisive.crashes.first { return "the test process crashed: \(crash)" }
+        if let infra = decisive.infraError { return "infrastructure: \(infra)" }
+        if timedOut(decisive) { return "the attempt timed out" + (decisive.timedOutPhase.map { " in \($0.rawValue)" } ?? "") }
+        if !decisive.buildErrors.isEmpty { return "the build failed" }
+        if let t = decisive.termination, !t.isCleanSuccess { return "never reported (the test command ended: \(describe(t)))" }
+        return "never reported by the test run"
     }
 
     /// Problems of a job that no test carries: infra error, timeout, crash, build errors,
@@ -143,7 +219,8 @@ package enum ReportFacts {
         if let infra = d.infraError { lines.append("infrastructure: \(infra)") }
         if let phase = d.timedOutPhase { lines.append("timed out in phase \(phase.rawValue)") }
         if d.lost { lines.append("attempt \(d.number) on \(d.host) did not finish normally") }
-        for c in d.crashes { lines.append("crash: \(c)") }
+        // A crash attributed to a test is that test's row (cause first); only an unattributed one is the job's.
+        if !d.tests.contains(where: Verdict.isCrash) { for c in d.crashes { lines.append("crash: \(c)") } }
         for b in d.buildErrors { lines.append("build error: \(ReportText.failureLine(b))") }
         for u in d.unattributedFailures { lines.append("failure: \(ReportText.failureLine(u))") }
         // An abnormal exit is worth a line only when no failed test explains it.

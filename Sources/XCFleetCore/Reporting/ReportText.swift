@@ -214,4 +214,26 @@ package enum ReportText {
         if let loc = location(f) { return "\(loc): \(f.message)" }
         return f.message
     }
+
+    /// The run directory's copy of an attempt's raw output, relative to the run directory
+    /// (`logs/<job id encoded>-a<N>.log`, as the runner writes it).
+    package static func attemptLogPath(jobID: String, attempt: Int) -> String {
+        "logs/" + SafePath.encodedComponent(jobID) + "-a\(attempt).log"
+    }
+
+    /// `27 tests not run because of this crash: …`: the one line under a job's cause.
+    package static func notRunLine(count: Int, reason: String) -> String {
+        let tests = "\(count) test\(count == 1 ? "" : "s") not run"
+        if reason.hasPrefix("the test process crashed") { return "\(tests) because of this crash (\(reason))" }
+        return "\(tests): \(reason)"
+    }
+
+    /// A crash's backtrace in a few frames, those in the repository first:
+    /// `DictionaryCache.swift:35 DictionaryCache.subscript.getter ← DictionaryCacheTests.swift:31 DictionaryCacheTests.testC3()`.
+    package static func backtraceExcerpt(_ frames: [FailureDetail]?, limit: Int = 3) -> String? {
+        guard let frames, !frames.isEmpty else { return nil }
+        let inRepository = frames.filter { $0.location?.repositoryPath != nil }
+        let shown = (inRepository.isEmpty ? frames : inRepository).prefix(limit)
+        return shown.map { f in (location(f).map { "\($0) " } ?? "") + f.message }.joined(separator: " ← ")
+    }
 }

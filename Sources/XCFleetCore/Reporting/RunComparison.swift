@@ -68,6 +68,11 @@ public struct RunComparison: Equatable, Codable, Sendable {
     public var headRunID: String
     public var baseExitCode: Int32
     public var headExitCode: Int32
+    /// Each run's figures (`Totals.tests`), as its own reports print them.
+    public var baseFigures: TestFigures
+    public var headFigures: TestFigures
+    /// `newFailures` by the head run's category.
+    public var newlyRed: TestFigures
     public var newFailures: [TestChange]
     public var fixed: [TestChange]
     public var newlyFlaky: [TestChange]
@@ -125,7 +130,10 @@ public struct RunComparison: Equatable, Codable, Sendable {
             metrics.append(MetricChange(suite: any.suite, metric: any.name, unit: any.unit, host: any.host, labels: any.labelText,
                                         baseMean: bmean, headMean: hmean, delta: delta, relative: rel))
         }
+        var newlyRed = TestFigures()
+        for change in newFailures { if let c = TestCategory(rawValue: change.headStatus) { newlyRed[c] += 1 } }
         var comparison = RunComparison(baseRunID: base.runID, headRunID: head.runID, baseExitCode: base.exitCode, headExitCode: head.exitCode,
+                                       baseFigures: base.totals.tests, headFigures: head.totals.tests, newlyRed: newlyRed,
                                        newFailures: newFailures, fixed: fixed, newlyFlaky: flaky, slower: slower, metricChanges: metrics,
                                        slowerThreshold: slowerThreshold, minimumSlowerSeconds: minimumSlowerSeconds)
         let bb = BuildSummary(base), hb = BuildSummary(head)
@@ -145,22 +153,36 @@ public struct RunComparison: Equatable, Codable, Sendable {
     public var isClean: Bool { newFailures.isEmpty && newlyFlaky.isEmpty && slower.isEmpty }
 }
 
-/// Per-run index of test outcomes for comparison.
+/// Per-run index of test outcomes for comparison: each test's `TestCategory` (the worst over the
+/// suite's jobs, e.g. repetitions), as the run's figures count it.
 private struct TestIndex {
-    enum Status: String {
-        case passed, failed, flaky, skipped, absent
-        case notRun = "not run"
-        package var isRed: Bool { self == .failed || self == .notRun }
-        package var rank: Int {
+    enum Status: Equatable {
+        case absent
+        case test(TestCategory)
+        var rawValue: String {
             switch self {
-            case .absent: return 0
-            case .skipped: return 1
-            case .passed: return 2
-            case .flaky: return 3
-            case .notRun: return 4
-            case .failed: return 5
+            case .absent: return "absent"
+            case .test(let c): return c.rawValue
             }
         }
+        var isRed: Bool { if case .test(let c) = self { return c.countsAgainstGate } else { return false } }
+        var rank: Int {
+            switch self {
+            case .absent: return 0
+            case .test(let c):
+                switch c {
+                case .skipped: return 1
+                case .passed: return 2
+                case .quarantined: return 3
+                case .flaky: return 4
+                case .notRun: return 5
+                case .timedOut: return 6
+                case .failed: return 7
+                case .crashed: return 8
+                }
+            }
+        }
+        static let passed = Status.test(.passed), flaky = Status.test(.flaky), failed = Status.test(.failed)
     }
 
     struct Entry {
@@ -190,17 +212,11 @@ private struct TestIndex {
                     let test = o.id.description
                     let k = suite.spec.name + "\u{1}" + test
                     var e = entries[k] ?? Entry(suite: suite.spec.name, test: test)
-                    let s: Status
-                    switch o.status {
-                    case .passed: s = o.flaky ? .flaky : .passed
-                    case .failed: s = .failed
-                    case .skipped: s = .skipped
-                    case .notRun: s = ReportFacts.isRed(job) ? .notRun : .skipped
-                    }
+                    let s = Status.test(o.category)
                     if s.rank > e.status.rank {
                         e.status = s
-                        if s == .failed { e.message = o.failures.first.map(ReportText.failureLine) ?? "failed" }
-                        if s == .notRun { e.message = "not run: " + (o.notRunReason ?? "") }
+                        if o.status == .failed { e.message = o.failures.first.map(ReportText.failureLine) ?? "failed" }
+                        if o.status == .notRun { e.message = o.notRunReason }
                     }
                     if o.status == .passed, let sec = o.seconds, sec.isFinite, sec >= 0 { e.seconds.append(sec) }
                     entries[k] = e

@@ -12,7 +12,9 @@ public enum RunComparisonRenderer {
         var out: [String] = []
         out.append("## \(c.isClean ? "✅" : "⚠️") xcfleet: \(md(c.headRunID)) compared with \(md(c.baseRunID))")
         out.append("")
-        out.append("Exit code \(c.baseExitCode) → \(c.headExitCode) · \(c.newFailures.count) new failure\(c.newFailures.count == 1 ? "" : "s") · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower")
+        out.append("Exit code \(c.baseExitCode) → \(c.headExitCode) · tests \(c.baseFigures.text) → \(c.headFigures.text)")
+        out.append("")
+        out.append("Newly red: \(c.newFailures.isEmpty ? "none" : c.newlyRed.text) · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower")
         out.append("")
         if let x = c.builds {
             out.append("Builds: \(md(x.base)) → \(md(x.head)) (\(buildDelta(x)))")
@@ -25,10 +27,15 @@ public enum RunComparisonRenderer {
         func list(_ title: String, _ items: [RunComparison.TestChange]) {
             guard !items.isEmpty else { return }
             out.append("### \(title) (\(items.count))")
-            for i in items {
-                var line = "- **\(md(i.suite))** · \(md(i.test)) — \(md(i.baseStatus)) → \(md(i.headStatus))"
-                if let m = i.message { line += ": \(md(ReportText.clip(m, 200)))" }
-                out.append(line)
+            for g in grouped(items) {
+                if g.count == 1, let i = g.first {
+                    var line = "- **\(md(i.suite))** · \(md(i.test)) — \(md(i.baseStatus)) → \(md(i.headStatus))"
+                    if let m = i.message { line += ": \(md(ReportText.clip(m, 200)))" }
+                    out.append(line)
+                } else if let i = g.first {
+                    out.append("- **\(md(i.suite))** · \(md(ReportText.notRunLine(count: g.count, reason: i.message ?? "not run"))): " +
+                               md(ReportText.clip(g.map(\.test).joined(separator: ", "), 300)))
+                }
             }
             out.append("")
         }
@@ -94,19 +101,40 @@ public enum RunComparisonRenderer {
         return s
     }
 
+    /// Changes in order, with tests that became "not run" for the same reason in one suite as one group.
+    package static func grouped(_ items: [RunComparison.TestChange]) -> [[RunComparison.TestChange]] {
+        var groups: [[RunComparison.TestChange]] = []
+        var index: [String: Int] = [:]
+        for i in items {
+            guard i.headStatus == TestCategory.notRun.rawValue else { groups.append([i]); continue }
+            let k = i.suite + "\u{1}" + i.baseStatus + "\u{1}" + (i.message ?? "")
+            if let g = index[k] { groups[g].append(i) } else {
+                index[k] = groups.count
+                groups.append([i])
+            }
+        }
+        return groups
+    }
+
     /// A `<section id="comparison">` for report.html.
     public static func htmlSection(_ c: RunComparison) -> String {
         func h(_ s: String) -> String { ReportText.html(s) }
         var b = "<section id=\"comparison\">\n<h2>Compared with \(h(c.baseRunID))</h2>\n"
-        b += "<p class=\"note\">exit code \(c.baseExitCode) → \(c.headExitCode) · \(c.newFailures.count) new failures · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower (more than \(ReportText.fixed(c.slowerThreshold * 100, 0))% and \(ReportText.fixed(c.minimumSlowerSeconds, 2)) s)</p>\n"
+        b += "<p class=\"note\">exit code \(c.baseExitCode) → \(c.headExitCode) · tests \(h(c.baseFigures.text)) → \(h(c.headFigures.text)) · newly red: \(h(c.newFailures.isEmpty ? "none" : c.newlyRed.text)) · \(c.fixed.count) fixed · \(c.newlyFlaky.count) newly flaky · \(c.slower.count) slower (more than \(ReportText.fixed(c.slowerThreshold * 100, 0))% and \(ReportText.fixed(c.minimumSlowerSeconds, 2)) s)</p>\n"
         if let x = c.builds { b += "<p class=\"note\">Builds: \(h(x.base)) → \(h(x.head)) (\(h(buildDelta(x))))</p>\n" }
         if let x = c.cost { b += "<p class=\"note\">\(h(costLine(x)))</p>\n" }
         func tests(_ title: String, _ items: [RunComparison.TestChange], _ cls: String) {
             guard !items.isEmpty else { return }
             b += "<h3>\(title)</h3><div class=\"table-wrap\"><table><thead><tr><th>Suite</th><th>Test</th><th>Base</th><th>Head</th></tr></thead><tbody>\n"
-            for i in items {
-                b += "<tr><td>\(h(i.suite))</td><td class=\"test mono\">\(h(i.test))"
-                if let m = i.message { b += "<div class=\"fail\">\(h(m))</div>" }
+            for g in grouped(items) {
+                guard let i = g.first else { continue }
+                if g.count == 1 {
+                    b += "<tr><td>\(h(i.suite))</td><td class=\"test mono\">\(h(i.test))"
+                    if let m = i.message { b += "<div class=\"fail\">\(h(m))</div>" }
+                } else {
+                    b += "<tr><td>\(h(i.suite))</td><td class=\"test\"><strong>\(h(ReportText.notRunLine(count: g.count, reason: i.message ?? "not run")))</strong>"
+                    b += "<details><summary>the \(g.count) tests</summary><ul class=\"mono\">" + g.map { "<li>\(h($0.test))</li>" }.joined() + "</ul></details>"
+                }
                 b += "</td><td>\(h(i.baseStatus))</td><td><span class=\"pill \(cls)\">\(h(i.headStatus))</span></td></tr>\n"
             }
             b += "</tbody></table></div>\n"

@@ -44,6 +44,29 @@ extension Verdict {
         return out
     }
 
+    /// `flaky: C/testA (failed in attempt 1 on mac-a, passed in attempt 2 on mac-b), …`: the tests
+    /// that failed in an earlier test attempt of the job and passed in the last one; nil when none.
+    package static func flakyAcrossAttempts(_ attempts: [AttemptReport], quarantined: [QuarantineEntry]) -> String? {
+        guard let last = attempts.last else { return nil }
+        var failedIn: [String: [AttemptReport]] = [:]
+        var order: [String] = []
+        for a in attempts.dropLast() where a.infraError == nil && a.timedOutPhase == nil {
+            for t in a.tests where t.status == .failed && !quarantined.contains(t.id) {
+                let k = testKey(t.id)
+                if failedIn[k] == nil { order.append(k) }
+                if failedIn[k]?.last?.number != a.number { failedIn[k, default: []].append(a) }
+            }
+        }
+        guard !order.isEmpty else { return nil }
+        let passedLast = Set(last.tests.filter { $0.status == .passed }.map { testKey($0.id) })
+        let named = order.prefix(3).map { k -> String in
+            let runs = (failedIn[k] ?? []).map { "attempt \($0.number) on \($0.host)" }.joined(separator: ", ")
+            let then = passedLast.contains(k) ? ", passed in attempt \(last.number) on \(last.host)" : ""
+            return "\(k) (failed in \(runs)\(then))"
+        }
+        return "flaky: " + named.joined(separator: ", ") + (order.count > 3 ? ", and \(order.count - 3) more" : "")
+    }
+
     /// `X/test failed, then passed within attempt N`.
     package static func flakyWithinAttempt(_ keys: [String], attempt: Int) -> String {
         "flaky: \(keys.prefix(3).joined(separator: ", "))\(keys.count > 3 ? ", …" : "") failed, then passed within attempt \(attempt)"

@@ -34,7 +34,7 @@ public enum Verdict {
         // A failed execution followed by a passing one of the same test is flaky, not failed.
         let recovered = Set(attempt.evidence?.flakyInAttempt ?? [])
         let failedAll = observed.filter { $0.status == .failed && !recovered.contains(testKey($0.id)) }
-        let failed = failedAll.filter { !quarantined.contains($0.id) }
+        let failed = failedAll.filter { !forgives($0, in: attempt, quarantined: quarantined.contains($0.id)) }
         let forgiven = quarantineForgives(attempt, quarantined: quarantined)
         if !failed.isEmpty {
             let names = failed.prefix(5).map(\.id.shortDescription).joined(separator: ", ")
@@ -94,8 +94,7 @@ public enum Verdict {
             return (.interrupted, ["interrupted during attempt \(last.number) on \(last.host)"])
         }
         if last.problems.isEmpty {
-            let earlierTestFailure = attempts.dropLast().contains { $0.infraError == nil && $0.timedOutPhase == nil && $0.tests.contains { $0.status == .failed && !quarantined.contains($0.id) } }
-            if earlierTestFailure { return (.flaky, ["failed, then passed on attempt \(last.number)"]) }
+            if let line = flakyAcrossAttempts(attempts, quarantined: quarantined) { return (.flaky, [line]) }
             if let flaky = last.evidence?.flakyInAttempt.filter({ !quarantined.contains(key: $0) }), !flaky.isEmpty {
                 return (.flaky, [flakyWithinAttempt(flaky, attempt: last.number)])
             }
@@ -132,7 +131,7 @@ public enum Verdict {
             case .passed: break
             case .flaky:
                 if !spec.allowFlaky {
-                    // Within one attempt the job's reason names the tests; across attempts it does not.
+                    // The job's reason names the flaky tests and their attempts.
                     if let within = job.reasons.first(where: { $0.hasPrefix("flaky: ") }) {
                         reasons.append("\(label(job)): \(within) (the plan does not allow flaky)")
                     } else {
@@ -203,7 +202,7 @@ public enum Verdict {
             case .failed, .timedOut:
                 return "\(label(job)): \(job.reasons.first ?? job.finalState.rawValue)"
             case .flaky where !suite.spec.allowFlaky:
-                return "\(label(job)): flaky (the plan does not allow flaky)"
+                return "\(label(job)): \(job.reasons.first { $0.hasPrefix("flaky: ") } ?? "flaky") (the plan does not allow flaky)"
             case .passed, .flaky, .infraFailed, .unschedulable, .interrupted:
                 continue
             }

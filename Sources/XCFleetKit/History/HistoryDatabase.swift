@@ -219,14 +219,15 @@ public final class HistoryDatabase: HistoryStore, @unchecked Sendable {
         try await withConnection { c in
             try c.query("""
                 SELECT r.run_id, r.plan_name, r.started_at, r.duration, r.verdict, r.exit_code, r.interrupted, r.git_commit,
-                  r.host_seconds, r.cost,
+                  r.host_seconds, r.cost, r.figures,
                   (SELECT SUM(p.end_t - p.start_t) FROM phases p WHERE p.run_id = r.run_id AND p.phase = 'build'),
                   (SELECT COUNT(*) FROM tests t WHERE t.run_id = r.run_id)
                 FROM runs r ORDER BY r.started_epoch DESC, r.run_id DESC LIMIT ?
                 """, [SQLValue(limit)]).map { r in
                 HistoryRun(runID: r[0].string ?? "", planName: r[1].string ?? "", startedAt: r[2].string ?? "", duration: r[3].double ?? 0,
                            verdict: r[4].string ?? "", exitCode: r[5].int ?? 0, interrupted: (r[6].int ?? 0) != 0, gitCommit: r[7].string,
-                           hostSeconds: r[8].double, cost: r[9].double, buildSeconds: r[10].double, tests: r[11].int ?? 0)
+                           hostSeconds: r[8].double, cost: r[9].double, buildSeconds: r[11].double, tests: r[12].int ?? 0,
+                           figures: HistoryRecord.figures(r[10].string))
             }
         }
     }

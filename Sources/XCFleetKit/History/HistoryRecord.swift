@@ -12,7 +12,7 @@ public struct HistoryRecord: Sendable {
 
     public static let columns: [String: [String]] = [
         "runs": ["run_id", "plan_name", "plan_path", "content_hash", "git_commit", "git_branch", "started_at", "started_epoch",
-                 "duration", "verdict", "exit_code", "interrupted", "xcfleet_version", "recorded_epoch", "host_seconds", "cost"],
+                 "duration", "verdict", "exit_code", "interrupted", "xcfleet_version", "recorded_epoch", "host_seconds", "cost", "figures"],
         "jobs": ["run_id", "job_id", "suite", "kind", "shard", "shard_count", "repetition", "mutant", "content_hash", "final_state"],
         "attempts": ["run_id", "job_id", "attempt", "host", "slot", "start_t", "end_t", "infra_error", "timed_out_phase", "lost"],
         "tests": ["run_id", "job_id", "attempt", "suite", "test_key", "test_class", "name", "contract_ids", "status", "seconds",
@@ -24,6 +24,19 @@ public struct HistoryRecord: Sendable {
         "attempt_builds": ["run_id", "job_id", "attempt", "host", "origin", "build_key", "base_key", "seconds", "waited_seconds", "untrusted",
                            "product_digest"],
     ]
+
+    /// The run's figures as the `runs.figures` column holds them (compact JSON, sorted keys).
+    package static func figuresText(_ figures: TestFigures) -> String? {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return (try? e.encode(figures)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Reads `runs.figures` back (nil for runs recorded before the column, or unreadable text).
+    package static func figures(_ text: String?) -> TestFigures? {
+        guard let text else { return nil }
+        return try? JSONDecoder().decode(TestFigures.self, from: Data(text.utf8))
+    }
 
     /// Where the checkout was when the run started (nil fields when not a git checkout).
     public struct Source: Sendable, Equatable {
@@ -80,7 +93,7 @@ public struct HistoryRecord: Sendable {
                                   SQLValue(source.branch), .text(report.startedAt), SQLValue(epoch), SQLValue(report.duration),
                                   .text(report.verdictLine), SQLValue(Int(report.exitCode)), SQLValue(report.interrupted),
                                   .text(report.xcfleetVersion), SQLValue(recordedAt.timeIntervalSince1970),
-                                  SQLValue(cost?.hostSeconds), SQLValue(cost?.total)]
+                                  SQLValue(cost?.hostSeconds), SQLValue(cost?.total), SQLValue(Self.figuresText(report.totals.tests))]
         let leases = Dictionary((report.hostTimelines ?? []).map { ($0.host, $0) }, uniquingKeysWith: { a, _ in a })
         func hostRow(_ host: String, _ reason: String?) -> [SQLValue] {
             [id, .text(host), SQLValue(reason), SQLValue(leases[host]?.hostClass), SQLValue(leases[host]?.label)]

@@ -81,6 +81,10 @@ public enum HistorySchema {
             "ALTER TABLE attempt_builds ADD COLUMN product_digest TEXT",
             "CREATE INDEX attempt_builds_key ON attempt_builds (host, build_key)",
         ],
+        // 6: the run's figures (docs/reporting.md, "The figures") as JSON, what `history` prints.
+        [
+            "ALTER TABLE runs ADD COLUMN figures TEXT",
+        ],
     ]
 
     public static var currentVersion: Int { migrations.count }

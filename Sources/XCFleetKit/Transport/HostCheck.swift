@@ -92,12 +92,21 @@ public enum HostChecker {
             var deep: [DeepCheck.Outcome]?
         }
         struct Document: Encodable {
+            var schemaVersion = RunSummaryDocument.currentSchemaVersion
+            var command = "hosts check"
+            var verdict: JSONVerdict
             var ok: Bool
             var hosts: [Host]
         }
-        let document = Document(ok: results.allSatisfy(\.ok), hosts: results.map {
+        let ok = results.allSatisfy(\.ok)
+        let bad = results.filter { !$0.ok }
+        let line = ok ? "all \(results.count) host\(results.count == 1 ? "" : "s") ok"
+                      : "\(bad.count) of \(results.count) host\(results.count == 1 ? "" : "s") not ready: " + bad.map { "\($0.host) (\($0.problem ?? "a check failed"))" }.joined(separator: "; ")
+        let document = Document(verdict: JSONVerdict(exitCode: ok ? Verdict.ExitCode.green : Verdict.ExitCode.infrastructure, line: line),
+                                ok: ok, hosts: results.map {
+            // Latency in whole milliseconds, as every duration in a JSON document is rounded.
             Host(name: $0.host, ok: $0.ok, checks: $0.checks, platform: $0.platform, toolchain: $0.toolchainVersion,
-                 freeDiskBytes: $0.freeDiskBytes, latencyMs: $0.latencyMs.map { ($0 * 10).rounded() / 10 }, problem: $0.problem, deep: $0.deep)
+                 freeDiskBytes: $0.freeDiskBytes, latencyMs: $0.latencyMs.map { $0.rounded() }, problem: $0.problem, deep: $0.deep)
         })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -15,8 +15,11 @@ public struct HistoryRun: Equatable, Codable, Sendable {
     /// Seconds spent in `build` phases (slot-seconds), for `--compare`.
     public var buildSeconds: Double?
     public var tests: Int
+    /// The run's figures as its reports printed them; nil for runs recorded before they were kept.
+    public var figures: TestFigures?
 
-    package init(runID: String, planName: String, startedAt: String, duration: Double, verdict: String, exitCode: Int, interrupted: Bool, gitCommit: String? = nil, hostSeconds: Double? = nil, cost: Double? = nil, buildSeconds: Double? = nil, tests: Int) {
+    package init(runID: String, planName: String, startedAt: String, duration: Double, verdict: String, exitCode: Int, interrupted: Bool, gitCommit: String? = nil, hostSeconds: Double? = nil, cost: Double? = nil, buildSeconds: Double? = nil, tests: Int, figures: TestFigures? = nil) {
+        self.figures = figures
         self.runID = runID
         self.planName = planName
         self.startedAt = startedAt

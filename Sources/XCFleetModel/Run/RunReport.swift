@@ -42,6 +42,9 @@ public struct TestResult: Equatable, Codable, Sendable {
     public var failedExecutions: Int? = nil
     /// An execution exceeded its execution time allowance (the result is failed); nil otherwise.
     public var timedOut: Bool? = nil
+    /// True when the test printed failures and never its end line (the process crashed, exited or
+    /// hung while it ran); nil when it ended normally.
+    public var unfinished: Bool? = nil
 
     public init(id: TestIdentifier, status: TestStatus, seconds: Double? = nil, failures: [FailureDetail] = [], skipReason: String? = nil, clone: String? = nil, flaky: Bool = false) {
         self.id = id
@@ -83,6 +86,9 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     /// Failures that no test could be named for.
     public var unattributedFailures: [FailureDetail]
     public var crashes: [String]
+    /// The first crash's backtrace frames that name a source location (at most
+    /// `AttemptReport.backtraceLimit`; `message` is the symbol); nil when none was printed.
+    public var backtrace: [FailureDetail]? = nil
     public var buildErrors: [FailureDetail]
     public var metrics: [Metric]
     /// Why this attempt is not green (empty when it is). Computed by `Verdict`.
@@ -119,6 +125,11 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     }
 }
 
+extension AttemptReport {
+    /// Frames kept of a crash's backtrace.
+    public static let backtraceLimit = 8
+}
+
 /// One job with all its attempts.
 public struct JobReport: Equatable, Codable, Sendable {
     public var planned: JobPlanned
@@ -128,6 +139,9 @@ public struct JobReport: Equatable, Codable, Sendable {
     public var reasons: [String]
     /// The attempt whose results count (the last one), if any ran.
     public var decisive: AttemptReport? { attempts.last }
+    /// Its tests by category (set by `ReportFigures.fill`; zero for a mutant job; nil in records
+    /// written before the figures existed).
+    public var figures: TestFigures? = nil
 
     package init(planned: JobPlanned, attempts: [AttemptReport], finalState: JobFinalState, reasons: [String]) {
         self.planned = planned
@@ -155,6 +169,8 @@ public struct SuiteReport: Equatable, Codable, Sendable {
     public var status: SuiteStatus
     public var reasons: [String]
     public var jobs: [JobReport]
+    /// The sum of its jobs' figures (set by `ReportFigures.fill`; nil in older records).
+    public var figures: TestFigures? = nil
 
     package init(spec: SuiteSpec, status: SuiteStatus, reasons: [String], jobs: [JobReport]) {
         self.spec = spec
@@ -164,30 +180,30 @@ public struct SuiteReport: Equatable, Codable, Sendable {
     }
 }
 
-/// Counts that must add up: every job in exactly one final state.
+/// Counts that must add up: every job in exactly one final state, every test in one `TestCategory`.
 public struct Totals: Equatable, Codable, Sendable {
     public var jobs: Int
     public var jobsByState: [String: Int]
-    public var testsPassed: Int
-    public var testsFailed: Int
-    public var testsSkipped: Int
-    public var flakyTests: Int
     public var attempts: Int
-    /// Of `testsFailed`, the quarantined tests' failures (they do not make a gate red); nil when none.
-    public var quarantinedFailed: Int? = nil
+    /// The run's figures (mutant jobs not counted: their failures are the mutant being killed).
+    public var tests: TestFigures
 
-    /// Failures that count against the gates (`testsFailed` without the quarantined ones).
-    public var countedFailed: Int { testsFailed - (quarantinedFailed ?? 0) }
-
-    package init(jobs: Int, jobsByState: [String: Int], testsPassed: Int, testsFailed: Int, testsSkipped: Int, flakyTests: Int, attempts: Int, quarantinedFailed: Int? = nil) {
+    package init(jobs: Int, jobsByState: [String: Int], attempts: Int, tests: TestFigures = TestFigures()) {
         self.jobs = jobs
         self.jobsByState = jobsByState
-        self.testsPassed = testsPassed
-        self.testsFailed = testsFailed
-        self.testsSkipped = testsSkipped
-        self.flakyTests = flakyTests
         self.attempts = attempts
-        self.quarantinedFailed = quarantinedFailed
+        self.tests = tests
+    }
+
+    private enum CodingKeys: String, CodingKey { case jobs, jobsByState, attempts, tests }
+
+    /// A report.json written before the figures existed reads with zero figures.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        jobs = try c.decode(Int.self, forKey: .jobs)
+        jobsByState = try c.decode([String: Int].self, forKey: .jobsByState)
+        attempts = try c.decode(Int.self, forKey: .attempts)
+        tests = try c.decodeIfPresent(TestFigures.self, forKey: .tests) ?? TestFigures()
     }
 }
 

@@ -78,6 +78,9 @@ public enum TestEvent: Equatable, Codable, Sendable {
     case unreadableResult(line: Int, text: String)
     /// The streamed output and the result bundle disagree about a test (the reconciler's words).
     case witnessDisagreement(String)
+    /// A frame of a crash backtrace that names a source location (the Swift backtracer's
+    /// `N 0x… symbol + K in image at /path/File.swift:35:9`).
+    case backtraceFrame(index: Int, symbol: String, file: String, line: Int)
 }
 
 /// One probe measurement. Probes print them; they never decide a verdict.

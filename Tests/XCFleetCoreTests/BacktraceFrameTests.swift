@@ -1,0 +1,27 @@
+import XCTest
+@testable import XCFleetModel
+@testable import XCFleetCore
+
+/// Swift backtracer frames with a source location become events; other lines that start with a
+/// number do not.
+final class BacktraceFrameTests: XCTestCase {
+    func testFramesWithALocationAreRead() {
+        let log = """
+        💣 Program crashed: System trap at 0x00005581a2b3c4d5
+        Thread 0 crashed:
+        0 0x00005581a2b3c4d5 DictionaryCache.subscript.getter + 120 in CachePackageTests.xctest at /src/Sources/CacheContract/DictionaryCache.swift:35:9
+          1  0x00005581a2b3c500 DictionaryCacheTests.testC3() + 80 in CachePackageTests.xctest at /src/Tests/CacheTests/DictionaryCacheTests.swift:31
+        2 0x00007f149eee0eec __pthread_kill_implementation + 268 in libc.so.6
+        3 tests at 0x12 passed at noon
+        12 0x1f main at /weird path/with at inside/main.swift:x
+        """
+        let frames = OutputParser.parse(log).compactMap { e -> String? in
+            if case .backtraceFrame(let i, let symbol, let file, let line) = e { return "\(i) \(symbol) \(file):\(line)" }
+            return nil
+        }
+        XCTAssertEqual(frames, [
+            "0 DictionaryCache.subscript.getter /src/Sources/CacheContract/DictionaryCache.swift:35",
+            "1 DictionaryCacheTests.testC3() /src/Tests/CacheTests/DictionaryCacheTests.swift:31",
+        ])
+    }
+}
