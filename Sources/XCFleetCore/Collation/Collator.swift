@@ -28,8 +28,8 @@ public struct Collator {
         var evidence = RunnerEvidence()
         /// Executions per test key printed in the classic form and in the `… on 'Device'` form that
         /// are not yet paired: Xcode 16+ prints a UI test's result in both forms (one execution).
-        var unpairedClassic: [String: [Int]] = [:]
-        var unpairedOn: [String: [Int]] = [:]
+        var unpairedClassic = Unpaired()
+        var unpairedOn = Unpaired()
         /// Tests started and not yet ended (by key), and the order tests were first started in.
         var running: [String: TestIdentifier] = [:]
         var startedOrder: [(String, TestIdentifier)] = []
@@ -59,9 +59,9 @@ public struct Collator {
             finishedKeys.insert(key)
             if current == id { current = nil }
             // Pair the classic `Test Case '-[M.C t]' passed` with `Test case 'C.t()' passed on '…'`.
-            let other = clone == nil ? unpairedOn[k] : unpairedClassic[k]
-            if framework == .xctest, let i = other?.first {
-                if clone == nil { unpairedOn[k]?.removeFirst() } else { unpairedClassic[k]?.removeFirst() }
+            let other = clone == nil ? unpairedOn.first(k) : unpairedClassic.first(k)
+            if framework == .xctest, let i = other {
+                if clone == nil { unpairedOn.removeFirst(k) } else { unpairedClassic.removeFirst(k) }
                 var merged = report.tests[i]
                 if status == .failed { merged.status = .failed }
                 merged.failures += failures.filter { f in !merged.failures.contains { Self.sameFailure($0, f) } }
@@ -77,8 +77,8 @@ public struct Collator {
             for f in failures where !unique.contains(where: { Self.sameFailure($0, f) }) { unique.append(f) }
             failures = unique
             if framework == .xctest {
-                if clone == nil { unpairedClassic[k, default: []].append(report.tests.count) }
-                else { unpairedOn[k, default: []].append(report.tests.count) }
+                if clone == nil { unpairedClassic.append(k, report.tests.count) }
+                else { unpairedOn.append(k, report.tests.count) }
             }
             record(TestResult(id: id, status: status, seconds: seconds, failures: failures, skipReason: skip, clone: clone))
             switch (framework, status) {
@@ -237,6 +237,28 @@ public struct Collator {
             report.unattributedFailures = report.unattributedFailures.map(mapper.map)
             report.buildErrors = report.buildErrors.map(mapper.map)
             report.crashes = report.crashes.map(mapper.rewrite)
+        }
+    }
+
+    /// Indices waiting for a partner, per key, oldest first: one dictionary entry per key, and an
+    /// array only for the rare key with more than one waiting (no allocation per test).
+    fileprivate struct Unpaired {
+        var oldest: [String: Int] = [:]
+        var more: [String: [Int]] = [:]
+
+        func first(_ k: String) -> Int? { oldest[k] }
+
+        mutating func append(_ k: String, _ i: Int) {
+            if oldest[k] == nil { oldest[k] = i } else { more[k, default: []].append(i) }
+        }
+
+        mutating func removeFirst(_ k: String) {
+            if var rest = more[k], !rest.isEmpty {
+                oldest[k] = rest.removeFirst()
+                more[k] = rest.isEmpty ? nil : rest
+            } else {
+                oldest[k] = nil
+            }
         }
     }
 
