@@ -44,11 +44,13 @@ let package = Package(
                                                    "SSHClient", "CSQLite3", "CLibPQ"]),
         .executableTarget(name: "xcfleet", dependencies: ["XCFleetKit"]),
 
-        // The very files that are pushed to a Mac, compiled and run here.
+        // The very files that are pushed to a Mac, compiled and run here: the contract tests, and
+        // xcfleet's own CacheContract plugged in through its adapter, as a team's code is.
         .testTarget(
             name: "CacheContractTests",
             dependencies: ["CacheContract"],
-            path: "Templates/cache-contract"
+            path: "Templates",
+            sources: ["cache-contract", "adapters/cache-contract"]
         ),
         // Tests in layers (docs/architecture.md): one support library (seeded data, paths, the
         // binary locator, fake toolchains, sshd test hosts); pure-core tests that run in seconds;

@@ -4,6 +4,9 @@
 #   scripts/fuzz.sh parser reports  only those targets
 #   FUZZ_SECONDS=3600 FUZZ_JOBS=2 scripts/fuzz.sh parser   a longer session (docs/fuzzing.md)
 #   scripts/fuzz.sh --build-only
+#   FUZZ_SEED=N scripts/fuzz.sh     a fixed libFuzzer seed (0 or unset: a new seed each run)
+#   FUZZ_RUNS_<target>=N            stop a target after N inputs (FUZZ_SECONDS stays the cap):
+#                                   with a fixed seed, the same inputs on every machine (test.sh)
 # The package's own `swift build` is not involved: the library modules are compiled here by
 # swiftc, with coverage instrumentation and AddressSanitizer, into .build/fuzz. Fails on a crash,
 # a sanitizer or leak report, a timeout (-timeout), or a harness invariant (a trap).
@@ -11,11 +14,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
 seconds="${FUZZ_SECONDS:-30}"
+seed="${FUZZ_SEED:-0}"
+case "$seed" in ''|*[!0-9]*) echo "fuzz: FUZZ_SEED must be a number (got '$seed')"; exit 2 ;; esac
 # The Swift runtime's own crash backtracer fights ASan (and can hang); libFuzzer reports crashes.
 export SWIFT_BACKTRACE=enable=no
 jobs="${FUZZ_JOBS:-1}"
 out=.build/fuzz
-all_targets=(plan fleet parser reports knownhosts xcresult quarantine historyurl historydb processrecords)
+all_targets=(plan fleet parser reports knownhosts xcresult quarantine historyurl historydb processrecords discovery)
 build_only=0
 targets=()
 for a in "$@"; do
@@ -71,8 +76,9 @@ for t in "${targets[@]}"; do
     # New inputs go to the work corpus (under .build); the seeds in the repository are read only.
     # Report rendering is slow per input: shorter inputs keep its execution rate useful.
     max_len=65536; [ "$t" = reports ] && max_len=8192
+    runs_var="FUZZ_RUNS_$t"; runs=(); [ -n "${!runs_var:-}" ] && runs=(-runs="${!runs_var}")
     "$out/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
-        -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" "${parallel[@]}" \
+        -print_final_stats=1 -seed="$seed" "${runs[@]}" -artifact_prefix="$out/artifacts/$t-" "${parallel[@]}" \
         "$work" "${seeds[@]}" > "$log" 2>&1
     status=$?
     # With FUZZ_JOBS > 1 each job writes fuzz-N.log: appended to the target's log, stats summed.
@@ -83,7 +89,7 @@ for t in "${targets[@]}"; do
         summary+=("$t: FAILED after ${execs:-?} executions (exit $status) — see $log; the input is in $out/artifacts/$t-*")
         grep -E 'ERROR:|invariant violated|SUMMARY:|Test unit written' "$log" | head -5 | sed 's/^/    /'
     else
-        summary+=("$t: ok, ${execs:-?} executions in ${seconds} s, corpus $(ls "$work" | wc -l) inputs")
+        summary+=("$t: ok, ${execs:-?} executions (seed $seed, at most ${seconds} s), corpus $(ls "$work" | wc -l) inputs")
     fi
 done
 printf 'fuzz: %s\n' "${summary[@]}"

@@ -33,14 +33,19 @@ struct KnownHosts {
     private(set) var entries: [Entry] = []
 
     init(text: String) {
+        // Like OpenSSH, lines and fields are split on bytes, not on grapheme clusters: a name
+        // ending in a "prepend" character (U+0600…) would otherwise swallow the space after it.
+        // Only spaces and tabs separate or surround fields; a name may hold any other character,
+        // Unicode spaces too (a written line must read back as its own name).
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
         var lineNumber = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for raw in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
             lineNumber += 1
-            // Like OpenSSH: only spaces and tabs separate or surround fields; a name may hold any
-            // other character, Unicode spaces too (a written line must read back as its own name).
-            let line = raw.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r"))
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            var fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            var line = raw[...]
+            while let b = line.first, isBlank(b) || b == 0x0D { line = line.dropFirst() }
+            while let b = line.last, isBlank(b) || b == 0x0D { line = line.dropLast() }
+            if line.isEmpty || line.first == UInt8(ascii: "#") { continue }
+            var fields = line.split(whereSeparator: isBlank).map { String(decoding: $0, as: UTF8.self) }
             var revoked = false
             if let first = fields.first, first.hasPrefix("@") {
                 if first == "@revoked" { revoked = true } else { continue }
@@ -134,18 +139,18 @@ struct KnownHosts {
         }
         var matched = false
         let lowered = name.lowercased()
-        for pattern in field.split(separator: ",") {
+        for pattern in field.unicodeScalars.split(separator: ",").map({ String(String.UnicodeScalarView($0)) }) {
             if pattern.hasPrefix("!") {
-                if glob(Array(pattern.dropFirst().lowercased()), Array(lowered)) { return false }
-            } else if glob(Array(pattern.lowercased()), Array(lowered)) {
+                if glob(Array(pattern.dropFirst().lowercased().unicodeScalars), Array(lowered.unicodeScalars)) { return false }
+            } else if glob(Array(pattern.lowercased().unicodeScalars), Array(lowered.unicodeScalars)) {
                 matched = true
             }
         }
         return matched
     }
 
-    /// `*` and `?` wildcards, iterative with one backtrack point (linear-ish, no recursion).
-    static func glob(_ p: [Character], _ s: [Character]) -> Bool {
+    /// `*` and `?` wildcards over Unicode scalars (no canonical-equivalence surprises), iterative with one backtrack point (linear-ish, no recursion).
+    static func glob(_ p: [Unicode.Scalar], _ s: [Unicode.Scalar]) -> Bool {
         var pi = 0, si = 0, star = -1, mark = 0
         while si < s.count {
             if pi < p.count && (p[pi] == "?" || p[pi] == s[si]) {

@@ -6,7 +6,7 @@ enum CommandTable {
     static let exitCodes = "exit codes: 0 all gates green · 1 a gate is red · 2 bad usage or invalid plan/fleet · 3 infrastructure failure · 130 interrupted"
 
     static let templates = CommandSpec.Option(name: "templates", value: "DIR",
-                                              help: "where Templates/ and Sources/CacheContract/ are (default: XCFLEET_HOME, then next to the binary)",
+                                              help: "xcfleet's root (Templates/ and Sources/CacheContract/; default: XCFLEET_HOME, then next to the binary), or a folder of your own templates, one folder of test files each",
                                               completion: .directory)
 
     /// Where the history lives (docs/history.md); accepted by every command that reads or writes it.
@@ -40,14 +40,15 @@ enum CommandTable {
                     options: [
                         .init(name: "quarantine", value: "FILE", help: "check this quarantine file against every plan (default: quarantine.json beside each plan, when it exists)", completion: .json),
                         .flag("no-quarantine", "do not check a quarantine file"),
+                        templates,
                     ], positional: .json,
-                    examples: ["xcfleet plan check Plans/cache-contract.json"],
+                    examples: ["xcfleet plan check Plans/cache-contract.json", "xcfleet plan check Plans/my-tests.json --templates ci/templates"],
                     run: planCheckCommand),
         CommandSpec(path: ["render"], arguments: "PLAN --out DIR",
                     summary: "Write each suite of a plan as a standalone SwiftPM package, exactly as it would be pushed to a host.",
                     options: [
                         .init(name: "out", value: "DIR", help: "directory that receives one package per suite (required)", completion: .directory),
-                        .init(name: "mutant", value: "ID", help: "render with this mutant (Templates/mutants) applied"),
+                        .init(name: "mutant", value: "ID", help: "render with this mutant (Templates/mutants, or a subject's own) applied"),
                         templates,
                     ],
                     positional: .json,
@@ -60,9 +61,12 @@ enum CommandTable {
                         runsDir, historyDB, historyURL,
                         .flag("no-history", "do not show the hosts' history"),
                         .flag("json", "print one JSON document (hosts, their checks with name, ok and detail, a top-level ok) instead of lines"),
+                        .flag("deep", "also run the whole test path once on a tiny generated package (build, test discovery, test run; on Apple hosts build-for-testing, -enumerate-tests, test-without-building, xcresulttool, a simulator boot with --destination) and report each step as proven or failed with its command"),
+                        .init(name: "destination", value: "DEST", help: "with --deep on Apple hosts: the simulator destination to boot, e.g. 'platform=iOS Simulator,name=iPhone 16'"),
                     ],
                     positional: .none,
-                    examples: ["xcfleet hosts check --fleet fleet.json", "xcfleet hosts check --fleet fleet.json --json"],
+                    examples: ["xcfleet hosts check --fleet fleet.json", "xcfleet hosts check --fleet fleet.json --json",
+                               "xcfleet hosts check --fleet fleet.json --deep --destination 'platform=iOS Simulator,name=iPhone 16'"],
                     run: hostsCheckCommand),
         CommandSpec(path: ["history"], arguments: "",
                     summary: "List recorded runs with duration, verdict and cost (docs/history.md).",

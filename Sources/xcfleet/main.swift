@@ -10,12 +10,14 @@ import Glibc
 /// `xcfleet --help`; each command's own help comes from `CommandTable`.
 let usage = CommandTable.overview
 
-func loadPlan(_ path: String) throws -> TestPlan {
-    try PlanLoader.load(path: path, knownTemplates: TemplateInfo.names)
+/// With `--templates DIR`, a plan may also name the templates found there (`TemplateCatalog`).
+func loadPlan(_ path: String, _ args: Arguments) throws -> TestPlan {
+    let known = args.string("templates") == nil ? TemplateInfo.names : try locateCatalog(args).names
+    return try PlanLoader.load(path: path, knownTemplates: known)
 }
 
-func locateRoot(_ args: Arguments) throws -> TemplateRoot {
-    try TemplateRoot.locate(explicit: args.string("templates"))
+func locateCatalog(_ args: Arguments) throws -> TemplateCatalog {
+    try TemplateCatalog.locate(explicit: args.string("templates"))
 }
 
 func runCommand(_ args: Arguments) async throws -> Int32 {
@@ -23,10 +25,11 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
     if let id = args.string("run-id"), let problem = RunID.problem(id) {
         throw UsageError("--run-id '\(id)' \(problem) (it names the run directory under --runs; see xcfleet run --help)")
     }
-    let plan = try loadPlan(args.positionals[0])
+    let plan = try loadPlan(args.positionals[0], args)
     let quarantine = try loadQuarantine(args, plan: plan)
     let fleet = try args.string("fleet").map { try FleetLoader.load(path: $0) } ?? .local
-    let root = try locateRoot(args)
+    let catalog = try locateCatalog(args)
+    let root = catalog.root
     let runs = URL(fileURLWithPath: args.string("runs") ?? ".xcfleet/runs")
     var history = try args.string("history").map { try DurationHistory(contentsOf: $0) }
     let recorder = try historyRecorder(args)
@@ -38,6 +41,7 @@ func runCommand(_ args: Arguments) async throws -> Int32 {
     }
     var config = RunConfiguration(plan: plan, fleet: fleet, root: root, runsDirectory: runs,
                                   forceMutants: args.flag("mutants"), history: history)
+    config.userTemplates = catalog.userTemplates
     if let id = args.string("run-id") { config.runID = id; config.pickNewRunIDIfTaken = false }
     config.quarantine = quarantine
     if let recorder {
@@ -166,9 +170,9 @@ struct RunSummaryJSON: Encodable {
 func planCheckCommand(_ args: Arguments) throws -> Int32 {
     guard !args.positionals.isEmpty else { throw UsageError("plan check needs a PLAN file (see xcfleet plan check --help)") }
     for path in args.positionals {
-        let plan = try loadPlan(path)
+        let plan = try loadPlan(path, args)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
-              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template))" }.joined(separator: ", "))])
+              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template)\($0.subject.map { ", subject \($0.module) in \($0.package)" } ?? ""))" }.joined(separator: ", "))])
         if let quarantine = try loadQuarantine(args, plan: plan) {
             let file = args.string("quarantine") ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
             let next = quarantine.entries.min { $0.expires < $1.expires }
@@ -181,17 +185,22 @@ func planCheckCommand(_ args: Arguments) throws -> Int32 {
 
 func renderCommand(_ args: Arguments) throws -> Int32 {
     guard args.positionals.count == 1, let out = args.string("out") else { throw UsageError("render needs one PLAN and --out DIR (see xcfleet render --help)") }
-    let plan = try loadPlan(args.positionals[0])
-    let root = try locateRoot(args)
-    let renderer = Renderer(root: root)
-    let mutant = try args.string("mutant").map { id -> MutantSpec in
-        guard let m = try MutantSpec.all(in: root).first(where: { $0.id == id }) else { throw UsageError("no mutant '\(id)' under Templates/mutants (see xcfleet render --help)") }
-        return m
+    let plan = try loadPlan(args.positionals[0], args)
+    let catalog = try locateCatalog(args)
+    let renderer = catalog.renderer
+    let ours = try MutantSpec.all(in: catalog.root)
+    // A suite with a subject takes only its own mutants (of the team's files); others ours of their template.
+    func mutant(for suite: SuiteSpec, _ id: String) -> MutantSpec? {
+        if let subject = suite.subject { return subject.mutants.first { $0.id == id } }
+        return ours.first { $0.id == id && $0.template == suite.template }
+    }
+    if let id = args.string("mutant"), !plan.suites.contains(where: { mutant(for: $0, id) != nil }) {
+        throw UsageError("no mutant '\(id)' for the plan's suites (under Templates/mutants, or a subject's mutants; see xcfleet render --help)")
     }
     // Each suite replaces only its own folder, proven to be strictly inside --out (RenderOutput).
     let output = RenderOutput(directory: URL(fileURLWithPath: out))
     for suite in plan.suites {
-        let rendered = try renderer.render(suite, mutant: mutant.flatMap { $0.template == suite.template ? $0 : nil })
+        let rendered = try renderer.render(suite, mutant: args.string("mutant").flatMap { mutant(for: suite, $0) })
         let dir = try output.write(rendered)
         TerminalOutput.printOut([ConsoleLine("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")])
     }
@@ -261,6 +270,9 @@ func parseCommand(_ args: Arguments) async throws -> Int32 {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         TerminalOutput.printJSON(try encoder.encode(report))
     } else {
+        // Each failure with its place and message first (as a reader of the log needs it), then the verdict.
+        let failures = FailureListing.lines(report)
+        if !failures.isEmpty { TerminalOutput.printOut(failures, color: ConsoleProgress.colorAllowed(fd: STDOUT_FILENO)) }
         TerminalOutput.printOut(Array(ConsoleProgress.summary(report, runDirectory: ".").dropLast()))
     }
     return report.exitCode
@@ -277,8 +289,13 @@ func hostsCleanCommand(_ args: Arguments) async throws -> Int32 {
 func hostsCheckCommand(_ args: Arguments) async throws -> Int32 {
     guard args.positionals.isEmpty else { throw UsageError("hosts check takes no arguments, the hosts come from --fleet FILE (see xcfleet hosts check --help)") }
     let fleet = try args.string("fleet").map { try FleetLoader.load(path: $0) } ?? .local
+    let simulator = try args.string("destination").map { text -> XcodeDestination in
+        do { return try XcodeDestination.parse(text) } catch { throw UsageError("--destination \(text): \(error) (see xcfleet hosts check --help)") }
+    }
+    if simulator != nil && !args.flag("deep") { throw UsageError("--destination is for --deep (see xcfleet hosts check --help)") }
     let results = await HostChecker.check(fleet.hosts, timeouts: .defaults,
-                                          minimumFreeBytes: fleet.minFreeDiskBytes ?? HostProbe.defaultMinimumFreeBytes)
+                                          minimumFreeBytes: fleet.minFreeDiskBytes ?? HostProbe.defaultMinimumFreeBytes,
+                                          deep: args.flag("deep"), simulator: simulator)
     if args.flag("json") {
         print(HostChecker.json(results))
     } else {

@@ -1,17 +1,18 @@
-import CacheContract
 import Foundation
 import XCTest
 
 /// C6: a miss is always allowed — both loader paths tested directly with doubles, no eviction waited for.
 final class CachedLoaderTests: XCTestCase {
+    override func setUpWithError() throws { try ContractClaims.require(self) }
+
     @MainActor
     func testC6_alwaysMissDoubleStillLoadsFromSource() async throws {
         let name = "testC6_alwaysMissDoubleStillLoadsFromSource"
         let source = CountingSource(value: text("from source"))
-        let loader = CachedLoader(cache: DictionaryCache.alwaysMiss(), source: source)
+        let loader = try makeLoader(cache: try makeDouble(alwaysMiss: true), source: source)
 
-        let first = try await loader.load(freshKey("account-a", "card", "v1"))
-        let second = try await loader.load(freshKey("account-a", "card", "v1"))
+        let first = try await loader.load(freshKey("account-a", "card", "v1"), useCache: true)
+        let second = try await loader.load(freshKey("account-a", "card", "v1"), useCache: true)
 
         XCTAssertTrue(first.data == text("from source"), "\(name): miss must load the source value")
         XCTAssertEqual(first.origin, .source, "\(name): first load origin")
@@ -22,11 +23,11 @@ final class CachedLoaderTests: XCTestCase {
     @MainActor
     func testC6_heldValueSkipsReloadOnCacheBranch() async throws {
         let name = "testC6_heldValueSkipsReloadOnCacheBranch"
-        let cache = DictionaryCache(entries: [MemoryKey("account-a", "card", "v1"): text("cached")])
+        let cache = try makeDouble(entries: [(key("account-a", "card", "v1"), text("cached"))])
         let source = CountingSource(value: text("from source"))
-        let loader = CachedLoader(cache: cache, source: source)
+        let loader = try makeLoader(cache: cache, source: source)
 
-        let result = try await loader.load(freshKey("account-a", "card", "v1"), policy: .useCache)
+        let result = try await loader.load(freshKey("account-a", "card", "v1"), useCache: true)
 
         XCTAssertEqual(result.origin, .cache, "\(name): hit expected")
         XCTAssertTrue(result.data == text("cached"), "\(name): hit value")
@@ -36,11 +37,11 @@ final class CachedLoaderTests: XCTestCase {
     @MainActor
     func testC6_reloadBranchAsksSourceAndRefreshesCache() async throws {
         let name = "testC6_reloadBranchAsksSourceAndRefreshesCache"
-        let cache = DictionaryCache(entries: [MemoryKey("account-a", "card", "v1"): text("cached")])
+        let cache = try makeDouble(entries: [(key("account-a", "card", "v1"), text("cached"))])
         let source = CountingSource(value: text("fresh"))
-        let loader = CachedLoader(cache: cache, source: source)
+        let loader = try makeLoader(cache: cache, source: source)
 
-        let result = try await loader.load(freshKey("account-a", "card", "v1"), policy: .reload)
+        let result = try await loader.load(freshKey("account-a", "card", "v1"), useCache: false)
 
         XCTAssertEqual(result.origin, .source, "\(name): reload origin")
         XCTAssertEqual(source.loads, 1, "\(name): source loads")
@@ -50,12 +51,12 @@ final class CachedLoaderTests: XCTestCase {
     @MainActor
     func testC6_missStoresThenNextLoadHits() async throws {
         let name = "testC6_missStoresThenNextLoadHits"
-        let cache = DictionaryCache()
+        let cache = try makeDouble()
         let source = CountingSource(value: text("card"))
-        let loader = CachedLoader(cache: cache, source: source)
+        let loader = try makeLoader(cache: cache, source: source)
 
-        let first = try await loader.load(freshKey("account-a", "card", "v1"))
-        let second = try await loader.load(freshKey("account-a", "card", "v1"))
+        let first = try await loader.load(freshKey("account-a", "card", "v1"), useCache: true)
+        let second = try await loader.load(freshKey("account-a", "card", "v1"), useCache: true)
 
         XCTAssertEqual(first.origin, .source, "\(name): first load")
         XCTAssertEqual(second.origin, .cache, "\(name): second load")
@@ -63,14 +64,14 @@ final class CachedLoaderTests: XCTestCase {
     }
 
     @MainActor
-    func testC6_sourceFailureIsRethrownAndNothingStored() async {
+    func testC6_sourceFailureIsRethrownAndNothingStored() async throws {
         let name = "testC6_sourceFailureIsRethrownAndNothingStored"
-        let cache = DictionaryCache()
+        let cache = try makeDouble()
         let source = FailingSource()
-        let loader = CachedLoader(cache: cache, source: source)
+        let loader = try makeLoader(cache: cache, source: source)
 
         do {
-            _ = try await loader.load(freshKey("account-a", "card", "v1"))
+            _ = try await loader.load(freshKey("account-a", "card", "v1"), useCache: true)
             XCTFail("\(name): expected the source error")
         } catch {
             XCTAssertTrue(error is FailingSource.Unavailable, "\(name): error type")
@@ -84,11 +85,11 @@ final class CachedLoaderTests: XCTestCase {
         let name = "testC6_realCacheMissAfterClearStillLoads"
         let cache = makeSessionCache()
         let source = CountingSource(value: text("card"))
-        let loader = CachedLoader(cache: cache, source: source)
+        let loader = try makeLoader(cache: cache, source: source)
 
-        _ = try await loader.load(freshKey("account-a", "card", "v1"))
+        _ = try await loader.load(freshKey("account-a", "card", "v1"), useCache: true)
         cache.clear()
-        let again = try await loader.load(freshKey("account-a", "card", "v1"))
+        let again = try await loader.load(freshKey("account-a", "card", "v1"), useCache: true)
 
         XCTAssertEqual(again.origin, .source, "\(name): miss after clear")
         XCTAssertEqual(source.loads, 2, "\(name): source loads")

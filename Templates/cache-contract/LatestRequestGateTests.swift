@@ -1,11 +1,13 @@
-import CacheContract
 import Foundation
 import XCTest
 
 /// K5 (and K6/K11) on the Combine-free gate, so that the rule also runs on Linux.
 final class LatestRequestGateTests: XCTestCase {
-    func testK5_latestRequestWinsOutOfOrder() async {
-        var gate = LatestRequestGate(initial: "idle")
+    override func setUpWithError() throws { try ContractClaims.require(self) }
+
+    @MainActor
+    func testK5_latestRequestWinsOutOfOrder() async throws {
+        let gate = try makeRequestGate(initial: "idle")
         let a = gate.begin()
         let b = gate.begin()
 
@@ -15,18 +17,20 @@ final class LatestRequestGateTests: XCTestCase {
         XCTAssertLessThan(a, b, "ids increase")
     }
 
-    func testK5_inOrderDeliveryWritesEachLatest() async {
-        var gate = LatestRequestGate(initial: 0)
+    @MainActor
+    func testK5_inOrderDeliveryWritesEachLatest() async throws {
+        let gate = try makeRequestGate(initial: "0")
         let first = gate.begin()
-        XCTAssertTrue(gate.deliver(1, for: first), "request=\(first)")
+        XCTAssertTrue(gate.deliver("1", for: first), "request=\(first)")
         let second = gate.begin()
-        XCTAssertTrue(gate.deliver(2, for: second), "request=\(second)")
-        XCTAssertFalse(gate.deliver(99, for: 0), "request=0 never written")
-        XCTAssertEqual(gate.state, 2, "final state")
+        XCTAssertTrue(gate.deliver("2", for: second), "request=\(second)")
+        XCTAssertFalse(gate.deliver("99", for: 0), "request=0 never written")
+        XCTAssertEqual(gate.state, "2", "final state")
     }
 
-    func testK6_closedGateDropsLateResponseAndKeepsWrittenState() async {
-        var gate = LatestRequestGate(initial: "idle")
+    @MainActor
+    func testK6_closedGateDropsLateResponseAndKeepsWrittenState() async throws {
+        let gate = try makeRequestGate(initial: "idle")
         let a = gate.begin()
         XCTAssertTrue(gate.deliver("A", for: a), "request=\(a)")
         let b = gate.begin()

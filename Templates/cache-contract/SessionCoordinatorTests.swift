@@ -1,18 +1,19 @@
-import CacheContract
 import Foundation
 import XCTest
 
 /// C7: logout stops requests, advances the generation, then clears; late writes are dropped.
 final class SessionCoordinatorTests: XCTestCase {
+    override func setUpWithError() throws { try ContractClaims.require(self) }
+
     @MainActor
-    func testC7_lateWriteAfterLogoutIsDropped() async {
+    func testC7_lateWriteAfterLogoutIsDropped() async throws {
         let name = "testC7_lateWriteAfterLogoutIsDropped"
         let cache = makeSessionCache()
-        let coordinator = SessionCoordinator(account: "account-a", cache: cache)
+        let coordinator = try makeCoordinator(account: "account-a", cache: cache)
         guard let key = coordinator.key(resource: "card", revision: "v1") else {
             return XCTFail("\(name): signed-in account must give a key")
         }
-        let ticket = coordinator.begin()
+        let ticket = coordinator.begin {}
 
         coordinator.logout()
         let wrote = coordinator.complete(ticket, storing: text("late"), for: key)
@@ -22,12 +23,12 @@ final class SessionCoordinatorTests: XCTestCase {
     }
 
     @MainActor
-    func testC7_lateWriteAfterAccountSwitchIsDropped() async {
+    func testC7_lateWriteAfterAccountSwitchIsDropped() async throws {
         let name = "testC7_lateWriteAfterAccountSwitchIsDropped"
-        let cache = DictionaryCache()
-        let coordinator = SessionCoordinator(account: "account-a", cache: cache)
-        let oldKey = MemoryKey("account-a", "card", "v1")
-        let ticket = coordinator.begin()
+        let cache = try makeDouble()
+        let coordinator = try makeCoordinator(account: "account-a", cache: cache)
+        let oldKey = key("account-a", "card", "v1")
+        let ticket = coordinator.begin {}
 
         coordinator.login(account: "account-b")
         let wrote = coordinator.complete(ticket, storing: text("late"), for: oldKey)
@@ -38,14 +39,14 @@ final class SessionCoordinatorTests: XCTestCase {
     }
 
     @MainActor
-    func testC7_currentRequestWrites() async {
+    func testC7_currentRequestWrites() async throws {
         let name = "testC7_currentRequestWrites"
         let cache = makeSessionCache()
-        let coordinator = SessionCoordinator(account: "account-a", cache: cache)
+        let coordinator = try makeCoordinator(account: "account-a", cache: cache)
         guard let key = coordinator.key(resource: "card", revision: "v1") else {
             return XCTFail("\(name): signed-in account must give a key")
         }
-        let ticket = coordinator.begin()
+        let ticket = coordinator.begin {}
 
         XCTAssertTrue(coordinator.complete(ticket, storing: text("card"), for: key), "\(name): write expected")
         assertHit(cache.read(freshKey("account-a", "card", "v1")), text("card"), name)
@@ -53,15 +54,15 @@ final class SessionCoordinatorTests: XCTestCase {
     }
 
     @MainActor
-    func testC7_logoutStopsRequestsThenAdvancesGenerationThenClears() async {
+    func testC7_logoutStopsRequestsThenAdvancesGenerationThenClears() async throws {
         let name = "testC7_logoutStopsRequestsThenAdvancesGenerationThenClears"
-        let cache = RecordingCache()
-        let coordinator = SessionCoordinator(account: "account-a", cache: cache)
+        let cache = try RecordingCache()
+        let coordinator = try makeCoordinator(account: "account-a", cache: cache)
         var steps: [String] = []
         cache.onClear = { [unowned coordinator] in steps.append("clear@\(coordinator.generation)") }
         _ = coordinator.begin { [unowned coordinator] in steps.append("stop1@\(coordinator.generation)") }
         _ = coordinator.begin { [unowned coordinator] in steps.append("stop2@\(coordinator.generation)") }
-        cache.store(text("card"), for: MemoryKey("account-a", "card", "v1"))
+        cache.store(text("card"), for: key("account-a", "card", "v1"))
 
         coordinator.logout()
 
@@ -74,9 +75,9 @@ final class SessionCoordinatorTests: XCTestCase {
     }
 
     @MainActor
-    func testC7_keysComeFromTheSignedInAccountOnly() async {
+    func testC7_keysComeFromTheSignedInAccountOnly() async throws {
         let name = "testC7_keysComeFromTheSignedInAccountOnly"
-        let coordinator = SessionCoordinator(account: "account-a", cache: DictionaryCache())
+        let coordinator = try makeCoordinator(account: "account-a", cache: try makeDouble())
         XCTAssertEqual(coordinator.key(resource: "card", revision: "v1")?.account, "account-a", "\(name): key account")
         coordinator.logout()
         XCTAssertNil(coordinator.key(resource: "card", revision: "v1"), "\(name): no key after logout")
@@ -85,11 +86,11 @@ final class SessionCoordinatorTests: XCTestCase {
     }
 
     @MainActor
-    func testC7_abandonedRequestWritesNothing() async {
+    func testC7_abandonedRequestWritesNothing() async throws {
         let name = "testC7_abandonedRequestWritesNothing"
-        let cache = DictionaryCache()
-        let coordinator = SessionCoordinator(account: "account-a", cache: cache)
-        let ticket = coordinator.begin()
+        let cache = try makeDouble()
+        let coordinator = try makeCoordinator(account: "account-a", cache: cache)
+        let ticket = coordinator.begin {}
         coordinator.abandon(ticket)
 
         XCTAssertEqual(coordinator.inFlightCount, 0, "\(name): in flight")

@@ -5,4 +5,6 @@ enum XCFleetSettings {
     static let ints: [String: Int] = [:]
     static let doubles: [String: Double] = [:]
     static let bools: [String: Bool] = [:]
+    /// The contract ids the suite's subject claims (nil: every id).
+    static let claims: Set<String>? = nil
 }

@@ -1,4 +1,3 @@
-import CacheContract
 import Foundation
 #if canImport(Darwin)
 import Darwin
@@ -9,9 +8,10 @@ import Musl
 #endif
 import XCTest
 
-/// C8/C9 probes: fill a cost-limited SessionMemoryCache, read back, and print hit rate and
-/// process memory change as `XCFLEET-METRIC` lines. Diagnostics only: nothing here asserts
-/// eviction and a probe never fails.
+/// C8/C9 probes: fill a cost-limited cache of the subject (through the cache contract's surface:
+/// xcfleet's SessionMemoryCache by default, a team's cache through its adapter), read back, and
+/// print hit rate and process memory change as `XCFLEET-METRIC` lines. Diagnostics only: nothing
+/// here asserts eviction and a probe never fails.
 final class PressureProbeTests: XCTestCase {
     @MainActor
     func testC8_hitRatePerObjectSize() async {
@@ -39,10 +39,10 @@ final class PressureProbeTests: XCTestCase {
         let settings = ProbeSettings()
         guard let size = settings.objectSizes.max() else { return }
         let before = ProcessMemory.currentBytes()
-        let cache = SessionMemoryCache(totalCostLimit: settings.costLimitBytes, countLimit: settings.countLimit)
+        let cache = ContractSubject.makeCache(totalCostLimit: settings.costLimitBytes, countLimit: settings.countLimit)
         let count = settings.objectCount(forSize: size)
         for index in 0..<count {
-            cache.store(payload(size: size, index: index), for: MemoryKey("probe", "item-\(index)", "v1"))
+            cache.store(payload(size: size, index: index), for: ContractSubject.makeKey("probe", "item-\(index)", "v1"))
         }
         cache.clear()
         if let before, let after = ProcessMemory.currentBytes() {
@@ -62,13 +62,13 @@ final class PressureProbeTests: XCTestCase {
     private func fillAndReadBack(size: Int, settings: ProbeSettings) -> Outcome {
         let count = settings.objectCount(forSize: size)
         let before = ProcessMemory.currentBytes()
-        let cache = SessionMemoryCache(totalCostLimit: settings.costLimitBytes, countLimit: settings.countLimit)
+        let cache = ContractSubject.makeCache(totalCostLimit: settings.costLimitBytes, countLimit: settings.countLimit)
         for index in 0..<count {
-            cache.store(payload(size: size, index: index), for: MemoryKey("probe", "item-\(index)", "v1"))
+            cache.store(payload(size: size, index: index), for: ContractSubject.makeKey("probe", "item-\(index)", "v1"))
         }
         var hits = 0
         for index in 0..<count {
-            if let value = cache.read(MemoryKey("probe", "item-\(index)", "v1")), value.count == size {
+            if let value = cache.read(ContractSubject.makeKey("probe", "item-\(index)", "v1")), value.count == size {
                 hits += 1
             }
         }

@@ -182,7 +182,7 @@ final class CountingTests: XCTestCase {
         XCTAssertEqual(tests[1].failures.first?.line, 12)
         XCTAssertEqual(report.totals.testsPassed, 3)
         XCTAssertEqual(report.totals.testsFailed, 1)
-        XCTAssertEqual(Self.reasons(report), ["1 test failed: /mul(a:b:)"])
+        XCTAssertEqual(Self.reasons(report), ["1 test failed: mul(a:b:)"])
         // The same log without its one failure line is still red: the runner's summary says failed.
         let text = try Self.text("invisible_prefix_swift_testing.txt")
         let lines = text.components(separatedBy: "\n").filter { !$0.contains("Test mul(a:b:) with 2 test cases failed") && !$0.contains("recorded an issue") }

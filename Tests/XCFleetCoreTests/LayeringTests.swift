@@ -17,12 +17,23 @@ final class LayeringTests: XCTestCase {
         return out.sorted { $0.0 < $1.0 }
     }
 
-    /// Code lines only: comments and string literals say "file" and "clock" freely.
+    /// Code lines only: comments and string literals (multi-line ones too: a generated
+    /// package's `import XCTest` is text, not an import) say "file" and "clock" freely.
     private func codeLines(_ text: String) -> [(Int, String)] {
         var out: [(Int, String)] = []
         var inBlock = false
+        var inMultiline = false
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = String(raw)
+            if inMultiline {
+                guard let end = line.range(of: "\"\"\"") else { continue }
+                line = String(line[end.upperBound...])
+                inMultiline = false
+            }
+            if let open = line.range(of: "\"\"\""), line[open.upperBound...].trimmingCharacters(in: .whitespaces).isEmpty {
+                line = String(line[..<open.lowerBound])
+                inMultiline = true
+            }
             if inBlock { if let end = line.range(of: "*/") { line = String(line[end.upperBound...]); inBlock = false } else { continue } }
             line = line.replacingOccurrences(of: #"/\*.*?\*/"#, with: "", options: .regularExpression)
             if let start = line.range(of: "/*") { line = String(line[..<start.lowerBound]); inBlock = true }
@@ -34,7 +45,7 @@ final class LayeringTests: XCTestCase {
     }
 
     private func imports(_ text: String) -> Set<String> {
-        Set(text.split(separator: "\n").compactMap { line -> String? in
+        Set(codeLines(text).compactMap { (_, line) -> String? in
             let l = line.trimmingCharacters(in: .whitespaces)
             guard l.hasPrefix("import ") || l.hasPrefix("@_exported import ") else { return nil }
             return l.split(separator: " ").last.map(String.init)
@@ -76,5 +87,6 @@ final class LayeringTests: XCTestCase {
         XCTAssertFalse(code[0].1.contains("comment"))
         XCTAssertFalse(code[1].1.contains("Date()"))
         XCTAssertEqual(imports("import Foundation\n@_exported import XCFleetCore\n"), ["Foundation", "XCFleetCore"])
+        XCTAssertEqual(imports("import Foundation\nlet p = \"\"\"\nimport XCTest\n\"\"\"\nimport Glibc\n"), ["Foundation", "Glibc"])
     }
 }

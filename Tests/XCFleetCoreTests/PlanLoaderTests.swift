@@ -104,7 +104,7 @@ final class PlanLoaderTests: XCTestCase {
             "plans/many-problems.json:15:15: suites[1].kind: must be one of 'gate', 'probe' (got 'gat'); did you mean 'gate'?",
             "plans/many-problems.json:16:22: suites[1].repetitions: expected a number, got a string; write 3 without quotes",
             "plans/many-problems.json:18:5: suites[2].name: missing required key 'name'; give the suite a name of letters, digits, '.', '_' or '-'",
-            "plans/many-problems.json:19:19: suites[2].template: unknown template 'mystery'; known templates: cache-contract, combine-lifetime, pressure-probes",
+            "plans/many-problems.json:19:19: suites[2].template: unknown template 'mystery'; known templates: cache-contract, combine-lifetime, pressure-probes (a template of your own is found with --templates DIR)",
             "plans/many-problems.json:20:38: suites[2].retries.infrastructure: must be between 0 and 10 (got 11)",
             "plans/many-problems.json:21:29: suites[2].timeouts.test: must be between 1 and 86400 (got 1e400)",
             "plans/many-problems.json:22:32: suites[2].parameters.sizes: expected a string, number or bool, or {\"value\": …, \"secret\": true}, got an array",
@@ -204,7 +204,7 @@ final class PlanLoaderTests: XCTestCase {
 
     func testUnknownTemplates() {
         XCTAssertEqual(problems(#"{"name": "p", "suites": [{"name": "a", "template": "cache"}]}"#, templates: []), [
-            "x.json:1:52: suites[0].template: unknown template 'cache'; no templates are installed",
+            "x.json:1:52: suites[0].template: unknown template 'cache'; no templates are installed (a template of your own is found with --templates DIR)",
         ])
         XCTAssertEqual(problems(#"{"name": "p", "suites": [{"name": "a", "template": "combine_lifetime"}]}"#), [
             "x.json:1:52: suites[0].template: unknown template 'combine_lifetime'; did you mean 'combine-lifetime'? (known templates: cache-contract, combine-lifetime, pressure-probes)",

@@ -40,5 +40,8 @@ final class ShardFilterTests: XCTestCase {
     func testXcodebuildOnlyTestingNamesTargetClassAndTest() {
         XCTAssertEqual(ShardFilter.xcodebuildOnlyTesting(tests: ["CacheTests/testC2", "Mod.CacheTests/testC1", "CacheTests/testC2"], target: "ContractTests"),
                        ["-only-testing:ContractTests/CacheTests/testC2", "-only-testing:ContractTests/CacheTests/testC1"])
+        // A Swift Testing function outside a suite has no class: no empty path component.
+        XCTAssertEqual(ShardFilter.xcodebuildOnlyTesting(tests: ["overwrite()", "Suite/sizes(size:)"], target: "T"),
+                       ["-only-testing:T/Suite/sizes(size:)", "-only-testing:T/overwrite()"])
     }
 }

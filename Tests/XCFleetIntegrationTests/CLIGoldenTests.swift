@@ -16,9 +16,11 @@ final class CLIGoldenTests: XCTestCase {
 
     /// Runs `xcfleet args` in `cwd` and compares exit code, stdout and stderr with
     /// `golden/cli/<name>.stdout` / `.stderr` (a stream left empty has no file and must stay empty).
+    @discardableResult
     private func assertGolden(_ args: [String], _ name: String, exit: Int32, cwd: URL = TestPaths.packageRoot,
-                              file: StaticString = #filePath, line: UInt = #line) throws {
-        let r = try runCommand(TestPaths.xcfleetBinary, args, cwd: cwd, environment: Self.environment)
+                              environment: [String: String] = [:],
+                              file: StaticString = #filePath, line: UInt = #line) throws -> CommandResult {
+        let r = try runCommand(TestPaths.xcfleetBinary, args, cwd: cwd, environment: Self.environment.merging(environment) { $1 })
         let command = "`xcfleet \(args.joined(separator: " "))`"
         XCTAssertEqual(r.status, exit, "\(command) exit code; stderr: \(r.stderr)", file: file, line: line)
         for (stream, text) in [("stdout", r.stdout), ("stderr", r.stderr)] {
@@ -26,6 +28,7 @@ final class CLIGoldenTests: XCTestCase {
             if text.isEmpty && !FileManager.default.fileExists(atPath: GoldenFile.url(golden).path) { continue }
             try GoldenFile.assertMatches(text, golden, what: "\(stream) of \(command)", file: file, line: line)
         }
+        return r
     }
 
     // MARK: plan check
@@ -40,6 +43,19 @@ final class CLIGoldenTests: XCTestCase {
     /// An xcodebuild log with a pass, a failure at file:line, a skip, a thrown error and a restart.
     func testParsePlain() throws {
         try assertGolden(["parse", "Tests/Fixtures/logs/apple_xctest.txt"], "parse-apple-xctest", exit: 1)
+    }
+
+    /// Inside GitHub Actions: one annotation per failure; `file=` only for a plain repository-relative
+    /// path with a real line (a host path or `<unknown>` goes into the message); a crash told on
+    /// the test it killed is not annotated again.
+    func testParseAnnotationsOnGitHub() throws {
+        let r = try assertGolden(["parse", "Tests/Fixtures/logs/apple_xctest.txt"], "parse-apple-xctest-github", exit: 1,
+                                 environment: ["GITHUB_ACTIONS": "true"])
+        let annotations = r.stdout.split(separator: "\n").filter { $0.hasPrefix("::") }
+        XCTAssertFalse(annotations.isEmpty)
+        XCTAssertFalse(annotations.contains { $0.contains("file=/") || $0.contains("file=<unknown>") || $0.contains("line=0") }, r.stdout)
+        XCTAssertEqual(annotations.filter { $0.contains("Restarting after unexpected exit") }.count, 1, r.stdout)
+        XCTAssertTrue(annotations.contains { $0.contains("::at /Users/ci/work/Cache/Tests/CacheTests/StoreTests.swift:42: XCTAssertEqual failed") }, r.stdout)
     }
 
     func testParseJSON() throws {

@@ -14,6 +14,8 @@ final class SourceLocationRunTests: XCTestCase {
     private var repo: URL!
     private var testLine = 0
     private var coreLine = 0
+    /// The line of `testC1_equalityComparesEveryField`'s "account differs" assertion.
+    private var keyLine = 0
 
     override func setUpWithError() throws {
         work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("xcfleet-srcloc-\(UUID().uuidString.prefix(8))")
@@ -30,6 +32,8 @@ final class SourceLocationRunTests: XCTestCase {
         try edit("Sources/CacheContract/MemoryKey.swift", "        hasher.combine(account)\n", "")
         coreLine = try edit("Sources/CacheContract/SessionCoordinator.swift", "public func abandon(_ ticket: Ticket) {\n",
                             "public func abandon(_ ticket: Ticket) {\n        preconditionFailure(\"deliberately broken core\")\n")
+        let keyTests = try String(contentsOf: repo.appendingPathComponent("Templates/cache-contract/MemoryKeyTests.swift"), encoding: .utf8)
+        keyLine = try XCTUnwrap(keyTests.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("account differs\")") }) + 1
         testLine = try edit("Templates/cache-contract/DictionaryCacheTests.swift", "let name = \"testC10_doubleNeverEvicts\"\n",
                             "let name = \"testC10_doubleNeverEvicts\"\n        XCTAssertEqual(1, 2, \"deliberately broken test file\")\n")
     }
@@ -110,7 +114,7 @@ final class SourceLocationRunTests: XCTestCase {
         let jsonWithoutHostPaths = json.split(separator: "\n").filter { !$0.contains("\"hostFile\"") }.joined(separator: "\n")
         XCTAssertTrue(json.contains("\"hostFile\""), "report.json keeps the host path")
         let failures = try JSONReportRenderer.decode(Data(json.utf8)).suites.flatMap(\.jobs).compactMap(\.decisive).flatMap(\.tests).flatMap(\.failures)
-        XCTAssertTrue(failures.contains { $0.file == "Templates/cache-contract/MemoryKeyTests.swift" && $0.line == 72 && $0.location?.hostFile.hasSuffix("/Tests/CacheContractTests/MemoryKeyTests.swift") == true })
+        XCTAssertTrue(failures.contains { $0.file == "Templates/cache-contract/MemoryKeyTests.swift" && $0.line == keyLine && $0.location?.hostFile.hasSuffix("/Tests/CacheContractTests/MemoryKeyTests.swift") == true })
         XCTAssertTrue(failures.contains { $0.file == "Templates/cache-contract/DictionaryCacheTests.swift" && $0.line == testLine })
         let outputs: [(String, String)] = [
             ("terminal", result.output),
@@ -119,7 +123,7 @@ final class SourceLocationRunTests: XCTestCase {
             ("junit.xml", try String(contentsOf: dir.appendingPathComponent("junit.xml"), encoding: .utf8)),
             ("report.json", jsonWithoutHostPaths),
         ]
-        let expected = ["Templates/cache-contract/MemoryKeyTests.swift:72",
+        let expected = ["Templates/cache-contract/MemoryKeyTests.swift:\(keyLine)",
                         "Templates/cache-contract/DictionaryCacheTests.swift:\(testLine)",
                         "Sources/CacheContract/SessionCoordinator.swift:\(coreLine)"]
         let token = try NSRegularExpression(pattern: #"(generated: )?(?<![A-Za-z0-9_./~%@+:-])((?:file://)?[A-Za-z0-9_./~%@+-]*\.swift)(:[0-9]+)?"#)
@@ -147,7 +151,7 @@ final class SourceLocationRunTests: XCTestCase {
         // Annotations: repository files only, within GitHub's 10 errors per step.
         let annotations = result.output.split(separator: "\n").filter { $0.hasPrefix("::") }
         XCTAssertLessThanOrEqual(annotations.filter { $0.hasPrefix("::error") }.count, 10)
-        XCTAssertTrue(annotations.contains { $0.hasPrefix("::error file=Templates/cache-contract/MemoryKeyTests.swift,line=72,") }, annotations.joined(separator: "\n"))
+        XCTAssertTrue(annotations.contains { $0.hasPrefix("::error file=Templates/cache-contract/MemoryKeyTests.swift,line=\(keyLine),") }, annotations.joined(separator: "\n"))
         XCTAssertTrue(annotations.contains { $0.hasPrefix("::error file=Templates/cache-contract/DictionaryCacheTests.swift,line=\(testLine),") })
         for a in annotations {
             guard let r = a.range(of: "file=") else { continue }
@@ -155,7 +159,7 @@ final class SourceLocationRunTests: XCTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: repo.appendingPathComponent(path).path), "annotation file \(path)")
         }
         // report.html links repository locations to the forge at the commit.
-        XCTAssertTrue(outputs[2].1.contains("href=\"https://github.com/acme/app/blob/0123456789abcdef0123456789abcdef01234567/Templates/cache-contract/MemoryKeyTests.swift#L72\""))
+        XCTAssertTrue(outputs[2].1.contains("href=\"https://github.com/acme/app/blob/0123456789abcdef0123456789abcdef01234567/Templates/cache-contract/MemoryKeyTests.swift#L\(keyLine)\""))
         // junit.xml still validates against Jenkins' schema (location in the failure text, no extra attributes).
         let xsd = TestHosts.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/junit/junit-10.xsd")
         if FileManager.default.fileExists(atPath: xsd.path), FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint") {
@@ -208,7 +212,9 @@ final class SourceLocationRunTests: XCTestCase {
         let mapped = try parse(["--source-root", "/Users/runner/work/app/app=."])
         XCTAssertTrue(mapped.contains("::error file=Templates/cache-contract/MemoryKeyTests.swift,line=72,"), mapped)
         let unmapped = try parse([])
-        XCTAssertTrue(unmapped.contains("::error file=/Users/runner/work/app/app/Templates/cache-contract/MemoryKeyTests.swift,line=72,"), unmapped)
+        // Without --source-root the host path is not a file of this repository: it goes into the message.
+        XCTAssertFalse(unmapped.contains("file=/Users/"), unmapped)
+        XCTAssertTrue(unmapped.contains("::at /Users/runner/work/app/app/Templates/cache-contract/MemoryKeyTests.swift:72: "), unmapped)
         let bad = try parse(["--source-root", "nothing"])
         XCTAssertTrue(bad.contains("xcfleet: --source-root nothing: give HOST_PREFIX=REPO_DIR"), bad)
     }

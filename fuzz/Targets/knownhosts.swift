@@ -18,7 +18,7 @@ public func fuzzKnownHosts(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     if case .changed(let known) = verdict { invariant(!known.isEmpty, "a changed key names the known lines") }
     _ = KnownHosts.fingerprint(key)
     // A line we write for a name must read back as a match for that name.
-    if !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "," || $0 == "*" || $0 == "?" || $0 == "!" || $0 == "#" || $0 == "@" || $0 == "|" || $0 == "[" || $0 == "]" }) ,
+    if !name.isEmpty, !name.unicodeScalars.contains(where: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "," || $0 == "*" || $0 == "?" || $0 == "!" || $0 == "#" || $0 == "@" || $0 == "|" || $0 == "[" || $0 == "]" }) ,
        !key.isEmpty, !name.hasPrefix("#") {
         let written = KnownHosts(text: KnownHosts.plainLine(name: name, keyType: "ssh-ed25519", keyBlob: key))
         invariant(written.verify(name: name, keyBlob: key) == .match, "a written plain line matches its own name")

@@ -455,6 +455,8 @@ public struct Collator {
                          hostChanges: hostChanges.isEmpty ? nil : hostChanges, hostTimelines: leases.isEmpty ? nil : leases,
                          quarantine: quarantine.map { QuarantineReport.make(entries: $0, suites: suites) })
         report.history = history
+        let certificates = suites.compactMap(ContractCertificate.make)
+        report.certificates = certificates.isEmpty ? nil : certificates
         return report
     }
 }

@@ -113,10 +113,10 @@ public struct ProgressNarrator: Sendable {
             case .failed:
                 attempts[ref]?.failed.insert(id)
                 attempts[ref]?.passed.remove(id)
-                if showFailures { say("\(ref.jobID) ✘ \(id.className)/\(id.name)\(took)", isMutant ? .dim : .failure) }
+                if showFailures { say("\(ref.jobID) ✘ \(id.shortDescription)\(took)", isMutant ? .dim : .failure) }
             case .passed, .skipped:
                 if status == .passed, attempts[ref]?.failed.contains(id) != true { attempts[ref]?.passed.insert(id) }
-                if verbose { say("\(ref.jobID) \(status == .passed ? "✔" : "−") \(id.className)/\(id.name)\(took)", .plain) }
+                if verbose { say("\(ref.jobID) \(status == .passed ? "✔" : "−") \(id.shortDescription)\(took)", .plain) }
             }
             if let messages = pendingMessages[ref]?.removeValue(forKey: id), showFailures {
                 for m in messages { say(m, isMutant ? .dim : .failure) }
@@ -137,7 +137,7 @@ public struct ProgressNarrator: Sendable {
         case .metric(let m):
             if verbose { say("\(ref.jobID) metric \(m.name)=\(m.value) \(m.unit)", .dim) }
         case .testSkipped(let id, let reason):
-            if verbose, let id { say("\(ref.jobID) − \(id.className)/\(id.name) skipped\(reason.map { ": \($0)" } ?? "")", .dim) }
+            if verbose, let id { say("\(ref.jobID) − \(id.shortDescription) skipped\(reason.map { ": \($0)" } ?? "")", .dim) }
         case .testStarted, .suiteStarted, .suiteFinished, .xctestSummary, .swiftTestingSummary,
              .runnerStatement, .failingTestListed, .unreadableResult, .witnessDisagreement:
             break

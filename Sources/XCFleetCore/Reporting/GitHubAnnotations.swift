@@ -42,6 +42,7 @@ public enum GitHubAnnotations {
             for job in suite.jobs {
                 let host = job.decisive?.host ?? "unscheduled"
                 let prefix = "\(suite.spec.name) @ \(host)"
+                let (testsBefore, warningsBefore) = (tests.count, warnings.count)
                 if let mutant = job.planned.mutant {
                     if ReportFacts.isRed(job) {
                         add(Annotation(level: "error", location: nil, title: "\(suite.spec.name): mutant \(mutant) not killed",
@@ -95,7 +96,9 @@ public enum GitHubAnnotations {
                     for b in d.buildErrors {
                         add(Annotation(level: "error", location: b, title: "\(prefix): build error", message: b.message), &build)
                     }
-                    for c in d.crashes {
+                    // A crash already told on the test it killed is not annotated a second time.
+                    let told = tests[testsBefore...].map(\.message) + warnings[warningsBefore...].map(\.message)
+                    for c in d.crashes where !told.contains(where: { $0.contains(c) }) {
                         add(Annotation(level: "error", location: nil, title: "\(prefix): crash", message: c), &tests)
                     }
                     for u in d.unattributedFailures {
@@ -142,7 +145,17 @@ public enum GitHubAnnotations {
             }
             return command(a.level, file: nil, line: nil, title: a.title, message: "at \(loc.display): \(a.message)")
         }
-        return command(a.level, file: f.file, line: f.line, title: a.title, message: a.message)
+        // Not mapped: only a plain relative path with a real line may be `file=`; a host path
+        // (`/Users/ci/…`), `<unknown>` or line 0 goes into the message, or is dropped.
+        guard let file = f.file, !file.isEmpty, file != "<unknown>" else {
+            return command(a.level, file: nil, line: nil, title: a.title, message: a.message)
+        }
+        let printed = file + (f.line.map { $0 > 0 ? ":\($0)" : "" } ?? "")
+        let plain = !file.hasPrefix("/") && !file.hasPrefix("~") && !file.split(separator: "/").contains("..")
+        guard plain, let line = f.line, line > 0 else {
+            return command(a.level, file: nil, line: nil, title: a.title, message: "at \(printed): \(a.message)")
+        }
+        return command(a.level, file: file, line: line, title: a.title, message: a.message)
     }
 
     /// `::level file=…,line=…,col=…,title=…::message` with GitHub's escaping.

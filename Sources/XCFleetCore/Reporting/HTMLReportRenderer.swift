@@ -54,10 +54,11 @@ public struct HTMLReportRenderer: ReportRendering {
         b += "<style>\(style)</style>\n</head>\n<body>\n"
         b += banner(report)
         b += "<main>\n"
-        b += "<nav class=\"toc\"><a href=\"#gates\">Gates</a><a href=\"#probes\">Probes</a>\(historyLinks(report))<a href=\"#timeline\">Timeline</a><a href=\"#infra\">Infrastructure</a><a href=\"#checklist\">Review checklist</a>\(report.quarantine == nil ? "" : "<a href=\"#quarantine\">Quarantine</a>")\(comparison == nil ? "" : "<a href=\"#comparison\">Comparison</a>")</nav>\n"
+        b += "<nav class=\"toc\"><a href=\"#gates\">Gates</a><a href=\"#probes\">Probes</a>\(historyLinks(report))<a href=\"#timeline\">Timeline</a><a href=\"#infra\">Infrastructure</a><a href=\"#checklist\">Review checklist</a>\(report.quarantine == nil ? "" : "<a href=\"#quarantine\">Quarantine</a>")\(report.certificates == nil ? "" : "<a href=\"#certificate\">Certificate</a>")\(comparison == nil ? "" : "<a href=\"#comparison\">Comparison</a>")</nav>\n"
         b += cards(report)
         b += gates(report)
         b += QuarantineSections.html(report)
+        b += CertificateSections.html(report)
         b += probes(report, palette: palette)
         b += historySections(report)
         b += "<section id=\"timeline\">\n<h2>Timeline</h2>\n"

@@ -123,6 +123,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
         }
 
         out += QuarantineSections.markdown(report, maxMessageLength: maxMessageLength)
+        out += CertificateSections.markdown(report)
 
         let probes = ProbeSummary(report)
         if !probes.groups.isEmpty {

@@ -27,7 +27,7 @@ public enum ShardFilter {
         let names = Array(Set(tests)).sorted()
         return names.map { name in
             let id = identifier(name)
-            return "-only-testing:\(target)/\(id.className)/\(id.name)"
+            return "-only-testing:\(target)/\(id.shortDescription)"
         }
     }
 

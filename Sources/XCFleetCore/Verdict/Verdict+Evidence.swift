@@ -82,6 +82,6 @@ extension Verdict {
     public static func testKey(_ id: TestIdentifier) -> String { id.testKey }
 
     private static func names(_ ids: [TestIdentifier]) -> String {
-        ids.prefix(3).map { "\($0.className)/\($0.name)" }.joined(separator: ", ") + (ids.count > 3 ? ", …" : "")
+        ids.prefix(3).map(\.shortDescription).joined(separator: ", ") + (ids.count > 3 ? ", …" : "")
     }
 }

@@ -37,7 +37,7 @@ public enum Verdict {
         let failed = failedAll.filter { !quarantined.contains($0.id) }
         let forgiven = quarantineForgives(attempt, quarantined: quarantined)
         if !failed.isEmpty {
-            let names = failed.prefix(5).map { "\($0.id.className)/\($0.id.name)" }.joined(separator: ", ")
+            let names = failed.prefix(5).map(\.id.shortDescription).joined(separator: ", ")
             out.append("\(failed.count) test\(failed.count == 1 ? "" : "s") failed: \(names)\(failed.count > 5 ? ", …" : "")")
         } else if !attempt.unattributedFailures.isEmpty {
             out.append("failure reported: \(location(attempt.unattributedFailures[0]))\(attempt.unattributedFailures[0].message)")

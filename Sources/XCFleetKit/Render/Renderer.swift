@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 import XCFleetCore
 
@@ -17,8 +18,32 @@ public struct RenderedSuite: Equatable, Sendable {
 /// mutants are the gate package with a few exact edits (`MutantEdit`).
 public struct Renderer: Sendable {
     public var root: TemplateRoot
+    /// A team's own templates (`--templates DIR`, see `TemplateCatalog`): each folder is a template.
+    public var userTemplates: URL?
 
-    public init(root: TemplateRoot) { self.root = root }
+    public init(root: TemplateRoot, userTemplates: URL? = nil) {
+        self.root = root
+        self.userTemplates = userTemplates
+    }
+
+    /// What is known of `name`: a built-in template, else a folder under `userTemplates`.
+    public func info(_ name: String) throws -> TemplateInfo {
+        if let info = TemplateInfo.named(name) { return info }
+        if userTemplateFolder(name) != nil { return TemplateInfo.user(name) }
+        throw RenderError.unknownTemplate(name)
+    }
+
+    private func userTemplateFolder(_ name: String) -> URL? {
+        guard let dir = userTemplates, SafePath.isPlainComponent(name), !name.hasPrefix("."),
+              !TemplateInfo.reservedFolders.contains(name) else { return nil }
+        let url = dir.appendingPathComponent(name)
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) && isDir.boolValue ? url : nil
+    }
+
+    private func templateFolder(_ name: String) -> URL {
+        TemplateInfo.named(name) != nil ? root.templates.appendingPathComponent(name) : (userTemplateFolder(name) ?? root.templates.appendingPathComponent(name))
+    }
 
     /// Files of a rendered package that never affect its build: they may differ between packages
     /// that share one build (the manifest names the mutant; the README describes the package).
@@ -37,14 +62,39 @@ public struct Renderer: Sendable {
     /// The gate package of `suite`: scaffold, `CacheContract` sources, the template's test files, the
     /// generated `XCFleetSettings.swift` and the manifest.
     public func renderGate(_ suite: SuiteSpec) throws -> RenderedSuite {
-        guard let info = TemplateInfo.named(suite.template) else { throw RenderError.unknownTemplate(suite.template) }
+        let info = try info(suite.template)
         var files = try scaffold(suite, info: info, mutant: nil)
-        for (rel, data) in try readTree(root.cacheContractSources) where rel.hasSuffix(".swift") {
-            files["Sources/CacheContract/\(rel)"] = data
-        }
         let testDir = "Tests/\(info.testTarget)"
-        for (rel, data) in try readTree(root.templates.appendingPathComponent(suite.template)) where rel.hasSuffix(".swift") {
+        for (rel, data) in try readTree(templateFolder(suite.template)) where rel.hasSuffix(".swift") {
             files["\(testDir)/\(rel)"] = data
+        }
+        // A template calling another's surface (the probes call the cache contract's) gets that file too.
+        if let surface = info.surface, surface != suite.template {
+            for (rel, data) in try readTree(root.templates.appendingPathComponent(surface)) where rel.hasSuffix("Surface.swift") {
+                files["\(testDir)/\(rel)"] = data
+            }
+        }
+        var adapterPath: String?
+        if let subject = suite.subject {
+            // The team's package as it is, and their adapter beside the contract tests.
+            for (rel, data) in try readSubjectTree(subject) { files["\(Renderer.subjectPrefix(subject))\(rel)"] = data }
+            let name = (subject.adapterPath as NSString).lastPathComponent
+            let path = "\(testDir)/\(name)"
+            if files[path] != nil || name == "XCFleetSettings.swift" {
+                throw RenderError.unreadable(subject.adapterPath, "the adapter's file name \(name) is also a file of the template \(suite.template); rename the adapter")
+            }
+            guard let data = FileManager.default.contents(atPath: subject.adapterPath) else { throw RenderError.unreadable(subject.adapterPath, "unreadable file") }
+            files[path] = data
+            adapterPath = path
+        } else {
+            for (rel, data) in try readTree(root.cacheContractSources) where rel.hasSuffix(".swift") {
+                files["Sources/CacheContract/\(rel)"] = data
+            }
+            // xcfleet's own CacheContract plugs into the contract's surface through its adapter.
+            let adapters = root.templates.appendingPathComponent("adapters/\(info.surface ?? suite.template)")
+            if FileManager.default.fileExists(atPath: adapters.path) {
+                for (rel, data) in try readTree(adapters) where rel.hasSuffix(".swift") { files["\(testDir)/\(rel)"] = data }
+            }
         }
         files["\(testDir)/XCFleetSettings.swift"] = Data(Renderer.settingsFile(suite: suite).utf8)
         var out = finish(suite, info: info, mutant: nil, files: files, directoryName: suite.name)
@@ -54,7 +104,15 @@ public struct Renderer: Sendable {
         for path in files.keys {
             let origin: SourceOrigin
             if path == "\(testDir)/XCFleetSettings.swift" { origin = .generated("XCFleetSettings.swift") }
+            else if let subject = suite.subject, path == adapterPath || path.hasPrefix(Renderer.subjectPrefix(subject)) {
+                continue // the team's files: their repository, not ours (no map entry)
+            }
             else if path.hasPrefix("Sources/CacheContract/") { origin = .core(prefix + path) }
+            else if path.hasPrefix(testDir + "/"), TemplateInfo.named(suite.template) != nil, !FileManager.default.fileExists(atPath: templateFolder(suite.template).appendingPathComponent(String(path.dropFirst(testDir.count + 1))).path) {
+                let file = path.dropFirst(testDir.count + 1)
+                origin = .template(file.hasSuffix("Surface.swift") ? "\(prefix)Templates/\(info.surface ?? suite.template)/\(file)"
+                                                                   : "\(prefix)Templates/adapters/\(info.surface ?? suite.template)/\(file)")
+            }
             else if path.hasPrefix(testDir + "/") { origin = .template("\(prefix)Templates/\(suite.template)/\(path.dropFirst(testDir.count + 1))") }
             else { origin = .template("\(prefix)Templates/package/\(path)") }
             entries.append(SourceMapEntry(path: path, origin: origin))
@@ -68,11 +126,28 @@ public struct Renderer: Sendable {
     /// README note and manifest. Only the scaffold is read again; a patch that no longer applies is a
     /// `RenderError` naming the mutant and the file.
     public func variant(of gate: RenderedSuite, suite: SuiteSpec, mutant: MutantSpec) throws -> RenderedSuite {
-        guard let info = TemplateInfo.named(suite.template) else { throw RenderError.unknownTemplate(suite.template) }
+        let info = try info(suite.template)
         var files: [String: Data] = [:]
         for f in gate.workspace.files { files[f.path] = f.contents }
         for (rel, data) in try scaffold(suite, info: info, mutant: mutant) { files[rel] = data }
-        try MutantEdit.apply(mutant.edits, mutant: mutant.id, to: &files)
+        if let subject = suite.subject {
+            // A team's mutant edits their own files: paths relative to their package.
+            let prefix = Renderer.subjectPrefix(subject)
+            let edits = mutant.edits.map { MutantEdit(file: prefix + $0.file, find: $0.find, replace: $0.replace) }
+            do { try MutantEdit.apply(edits, mutant: mutant.id, to: &files) } catch let error as RenderError {
+                func own(_ path: String) -> String { path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path }
+                let unprefixed: RenderError
+                switch error {
+                case .mutantDoesNotApply(let m, let file, let edit, let find, let count):
+                    unprefixed = .mutantDoesNotApply(mutant: m, file: own(file), edit: edit, find: find, occurrences: count)
+                case .mutantTargetMissing(let m, let path): unprefixed = .mutantTargetMissing(mutant: m, path: own(path))
+                default: unprefixed = error
+                }
+                throw RenderError.subjectMutantDoesNotApply(RenderError.subjectMutant(unprefixed, declaredIn: mutant.declaredIn))
+            }
+        } else {
+            try MutantEdit.apply(mutant.edits, mutant: mutant.id, to: &files)
+        }
         var out = finish(suite, info: info, mutant: mutant, files: files, directoryName: "\(suite.name)-mutant-\(mutant.id)")
         // An edited file names the mutant and the original; its lines map back around the edits.
         var entries = gate.sourceMap.entries
@@ -92,12 +167,17 @@ public struct Renderer: Sendable {
 
     /// `Templates/package/*` with the suite's names filled in.
     private func scaffold(_ suite: SuiteSpec, info: TemplateInfo, mutant: MutantSpec?) throws -> [String: Data] {
-        let substitutions = [
+        var substitutions = [
             "{{SUITE}}": suite.name, "{{PACKAGE_NAME}}": Renderer.packageName(for: suite.name), "{{TEST_TARGET}}": info.testTarget,
             "{{TEMPLATE}}": suite.template, "{{MUTANT_NOTE}}": mutant.map { "; mutant \($0.id): \($0.fault)" } ?? "",
         ]
+        if let subject = suite.subject {
+            substitutions["{{SUBJECT_FOLDER}}"] = subject.packageFolderName
+            substitutions["{{SUBJECT_PRODUCT}}"] = subject.product
+            substitutions["{{SUBJECT_MODULE}}"] = subject.module
+        }
         var files: [String: Data] = [:]
-        for (rel, data) in try readTree(root.templates.appendingPathComponent("package")) {
+        for (rel, data) in try readTree(root.templates.appendingPathComponent(suite.subject == nil ? "package" : "subject-package")) {
             var text = String(decoding: data, as: UTF8.self)
             for (k, v) in substitutions { text = text.replacingOccurrences(of: k, with: v) }
             files[rel] = Data(text.utf8)
@@ -111,6 +191,7 @@ public struct Renderer: Sendable {
         let testDir = "Tests/\(info.testTarget)/"
         let tests = files.filter { $0.key.hasPrefix(testDir) && $0.key.hasSuffix(".swift") }.sorted { $0.key < $1.key }
             .flatMap { Renderer.scanTests(String(decoding: $0.value, as: UTF8.self)) }
+            .filter { Renderer.isClaimed($0, by: suite.subject) }
         let manifest = SuiteManifest(suite: suite.name, template: suite.template, testTarget: info.testTarget, mutant: mutant?.id, tests: tests)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -119,34 +200,47 @@ public struct Renderer: Sendable {
         return RenderedSuite(workspace: workspace, manifest: manifest, directoryName: directoryName)
     }
 
+    /// Where a subject's package sits in its harness (`Subject/<folder>/`).
+    public static func subjectPrefix(_ subject: SubjectSpec) -> String { "Subject/\(subject.packageFolderName)/" }
+
+    /// Whether every contract id a `Class/test` name carries is claimed (a test of an unclaimed id
+    /// skips itself and is not expected to pass).
+    public static func isClaimed(_ test: String, by subject: SubjectSpec?) -> Bool {
+        guard let claims = subject?.claims else { return true }
+        let method = test.split(separator: "/").last.map(String.init) ?? test
+        return ContractID.find(in: method).allSatisfy(claims.contains)
+    }
+
+    /// The team's package files: what is there, without hidden folders (`.build`, `.git`,
+    /// `.swiftpm`), `DerivedData`, or anything a symbolic link leads outside the package.
+    private func readSubjectTree(_ subject: SubjectSpec) throws -> [(String, Data)] {
+        let dir = URL(fileURLWithPath: subject.packageDirectory)
+        let fm = FileManager.default
+        guard let e = fm.enumerator(atPath: dir.path) else { throw RenderError.unreadable(dir.path, "cannot list") }
+        var out: [(String, Data)] = []
+        while let rel = e.nextObject() as? String {
+            let parts = rel.split(separator: "/")
+            if parts.contains(where: { $0.hasPrefix(".") || $0 == "DerivedData" }) { e.skipDescendants(); continue }
+            let full = dir.appendingPathComponent(rel).path
+            var d: ObjCBool = false
+            guard fm.fileExists(atPath: full, isDirectory: &d), !d.boolValue else { continue }
+            guard SafePath.isStrictlyInside(SafePath.resolvedExisting(full), parent: subject.packageDirectory) else { continue }
+            guard Workspace.pathProblem(rel) == nil else { continue }
+            guard let data = fm.contents(atPath: full) else { throw RenderError.unreadable(full, "unreadable file") }
+            out.append((rel, data))
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+
     /// A SwiftPM-safe package name from a suite name.
     public static func packageName(for suite: String) -> String {
         let allowed = suite.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-" }
         return "xcfleet-" + String(allowed)
     }
 
-    /// Finds `Class/test` names: `class X: XCTestCase` declarations and `func testY(` inside them, in order.
-    public static func scanTests(_ source: String) -> [String] {
-        var out: [String] = []
-        var currentClass: String?
-        for raw in source.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("//") { continue }
-            if let r = line.range(of: "class ") , line.contains("XCTestCase") {
-                let rest = line[r.upperBound...]
-                let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-                if !name.isEmpty { currentClass = String(name) }
-                continue
-            }
-            if let cls = currentClass, let r = line.range(of: "func test") {
-                let before = line[..<r.lowerBound]
-                guard before.allSatisfy({ $0.isLetter || $0 == " " || $0 == "@" }) else { continue }
-                let name = "test" + line[r.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-                if line[r.upperBound...].dropFirst(name.count - 4).first == "(" { out.append("\(cls)/\(name)") }
-            }
-        }
-        return out
-    }
+    /// `Class/test` names of the XCTest methods in `source` (`SwiftTestScanner`: comments,
+    /// strings, `#if false`, private, parameterised and static methods are not tests).
+    public static func scanTests(_ source: String) -> [String] { SwiftTestScanner.tests(in: source) }
 
     /// The one generated settings file: the plan's parameters as typed Swift dictionaries. Nothing
     /// that only steers a test run (repetition, shard, mutant id) is compiled in, so repetitions and
@@ -176,6 +270,7 @@ public struct Renderer: Sendable {
             case .bool(let b): bools[k] = b
             }
         }
+        let claims = suite.subject?.claims.map { "[" + $0.sorted().map(lit).joined(separator: ", ") + "]" } ?? "nil"
         func dict<V>(_ d: [String: V], _ render: (V) -> String) -> String {
             if d.isEmpty { return "[:]" }
             return "[\n" + d.sorted { $0.key < $1.key }.map { "        \(lit($0.key)): \(render($0.value)),\n" }.joined() + "    ]"
@@ -189,6 +284,8 @@ public struct Renderer: Sendable {
             static let ints: [String: Int] = \(dict(ints, { String($0) }))
             static let doubles: [String: Double] = \(dict(doubles, { $0.isFinite ? "\($0)" : "0" }))
             static let bools: [String: Bool] = \(dict(bools, { $0 ? "true" : "false" }))
+            /// The contract ids the suite's subject claims (nil: every id).
+            static let claims: Set<String>? = \(claims)
         }
 
         """

@@ -110,3 +110,54 @@ extension MutantSpec {
         return out.sorted { $0.id < $1.id }
     }
 }
+
+/// The templates a plan may name: xcfleet's built-ins, and a team's own under `--templates DIR`.
+///
+/// `--templates DIR` is either an xcfleet root (a folder with `Templates/package` and
+/// `Sources/CacheContract`, as before: its other `Templates/<name>/` folders are templates too),
+/// or a folder of a team's own templates, each `DIR/<name>/` a test target's `.swift` files; the
+/// built-ins then come from the root found by the usual search.
+public struct TemplateCatalog: Sendable {
+    public var root: TemplateRoot
+    /// Where a team's templates are (nil: only the built-ins).
+    public var userTemplates: URL?
+
+    public init(root: TemplateRoot, userTemplates: URL? = nil) {
+        self.root = root
+        self.userTemplates = userTemplates
+    }
+
+    public static func locate(explicit: String?,
+                              environment: [String: String] = ProcessInfo.processInfo.environment,
+                              executablePath: String = CommandLine.arguments.first ?? "",
+                              currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> TemplateCatalog {
+        guard let explicit else {
+            return TemplateCatalog(root: try TemplateRoot.locate(environment: environment, executablePath: executablePath, currentDirectory: currentDirectory))
+        }
+        let url = URL(fileURLWithPath: explicit).standardizedFileURL
+        if TemplateRoot.isRoot(url) { return TemplateCatalog(root: TemplateRoot(url: url), userTemplates: url.appendingPathComponent("Templates")) }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
+            throw RenderError.templatesNotFound(tried: [url.path])
+        }
+        let root = try TemplateRoot.locate(environment: environment, executablePath: executablePath, currentDirectory: currentDirectory)
+        return TemplateCatalog(root: root, userTemplates: url)
+    }
+
+    /// The names a plan may use in `"template"` (for `PlanLoader`).
+    public var names: Set<String> { TemplateInfo.names.union(TemplateCatalog.userTemplateNames(in: userTemplates)) }
+
+    /// Folders under `dir` holding at least one `.swift` file (not hidden, not a built-in or reserved name).
+    public static func userTemplateNames(in dir: URL?) -> Set<String> {
+        guard let dir, let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
+        var out: Set<String> = []
+        for name in names where !name.hasPrefix(".") && !TemplateInfo.reservedFolders.contains(name) && TemplateInfo.named(name) == nil
+            && SafePath.isPlainComponent(name) {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent(name).path)) ?? []
+            if files.contains(where: { $0.hasSuffix(".swift") }) { out.insert(name) }
+        }
+        return out
+    }
+
+    public var renderer: Renderer { Renderer(root: root, userTemplates: userTemplates) }
+}

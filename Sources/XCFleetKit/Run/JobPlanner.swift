@@ -50,7 +50,8 @@ public struct JobPlanner: Sendable {
                 }
             }
             if suite.kind == .gate && (suite.mutants || forceMutants) {
-                for mutant in mutants where mutant.template == suite.template {
+                // A team's subject brings its own mutants (of its own files); ours edit our reference.
+                for mutant in suite.subject?.mutants ?? mutants.filter({ $0.template == suite.template }) {
                     let variant = try renderer.variant(of: rendered, suite: suite, mutant: mutant)
                     let planned = JobPlanned(jobID: "\(suite.name)#mutant-\(mutant.id)", suite: suite.name, kind: suite.kind,
                                              mutant: mutant.id, mutantFault: mutant.fault, expectedTests: variant.manifest.tests,

@@ -9,6 +9,8 @@ public struct RunConfiguration: Sendable {
     public var plan: TestPlan
     public var fleet: Fleet
     public var root: TemplateRoot
+    /// A team's own templates (`--templates DIR`, `TemplateCatalog`); nil: only the built-ins.
+    public var userTemplates: URL? = nil
     /// Parent of run directories (default `.xcfleet/runs`).
     public var runsDirectory: URL
     /// Run every gate suite against its mutants too (`--mutants`).
@@ -101,7 +103,7 @@ public final class Runner: Sendable {
     /// Runs the plan to the end (or to an interrupt) and writes the reports. Returns the collated report.
     public func run() async throws -> RunReport {
         let mutants = try MutantSpec.all(in: config.root)
-        let planner = JobPlanner(renderer: Renderer(root: config.root), mutants: mutants, history: config.history)
+        let planner = JobPlanner(renderer: Renderer(root: config.root, userTemplates: config.userTemplates), mutants: mutants, history: config.history)
         let jobs = try planner.jobs(for: config.plan, forceMutants: config.forceMutants)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -24,6 +24,8 @@ public struct HostCheckResult: Equatable, Sendable {
     public var problem: String?
     /// `connect`, then the admission probe's checks (`HostProbe.checkNames`).
     public var checks: [HostProbe.Check]
+    /// `--deep`: each step of the whole test path on a tiny package, proven or failed.
+    public var deep: [DeepCheck.Outcome]? = nil
 
     public init(host: String, ok: Bool = false, reachable: Bool = false, hostKeyVerified: Bool = false,
                 authenticated: Bool = false, platform: String? = nil, toolchainVersion: String? = nil,
@@ -45,12 +47,15 @@ public struct HostCheckResult: Equatable, Sendable {
 /// Checks hosts in parallel with admission's own probe (`HostHealth.check`): a host shown ✓ is
 /// one the run admits, a ✘ check says what admission would set it aside for, in the same words.
 public enum HostChecker {
+    /// `deep`: after a healthy probe, also run `DeepCheck` (the whole test path on a tiny package);
+    /// `simulator`: the simulator destination it boots on Apple hosts.
     public static func check(_ hosts: [HostSpec], timeouts: PhaseTimeouts,
                              minimumFreeBytes: Int64 = HostProbe.defaultMinimumFreeBytes,
+                             deep: Bool = false, simulator: XcodeDestination? = nil,
                              environment: [String: String] = ProcessInfo.processInfo.environment) async -> [HostCheckResult] {
         await withTaskGroup(of: (Int, HostCheckResult).self) { group in
             for (i, h) in hosts.enumerated() {
-                group.addTask { (i, await checkOne(h, timeouts: timeouts, minimumFreeBytes: minimumFreeBytes, environment: environment)) }
+                group.addTask { (i, await checkOne(h, timeouts: timeouts, minimumFreeBytes: minimumFreeBytes, deep: deep, simulator: simulator, environment: environment)) }
             }
             var results = [HostCheckResult?](repeating: nil, count: hosts.count)
             for await (i, r) in group { results[i] = r }
@@ -84,6 +89,7 @@ public enum HostChecker {
             var freeDiskBytes: Int64?
             var latencyMs: Double?
             var problem: String?
+            var deep: [DeepCheck.Outcome]?
         }
         struct Document: Encodable {
             var ok: Bool
@@ -91,14 +97,15 @@ public enum HostChecker {
         }
         let document = Document(ok: results.allSatisfy(\.ok), hosts: results.map {
             Host(name: $0.host, ok: $0.ok, checks: $0.checks, platform: $0.platform, toolchain: $0.toolchainVersion,
-                 freeDiskBytes: $0.freeDiskBytes, latencyMs: $0.latencyMs.map { ($0 * 10).rounded() / 10 }, problem: $0.problem)
+                 freeDiskBytes: $0.freeDiskBytes, latencyMs: $0.latencyMs.map { ($0 * 10).rounded() / 10 }, problem: $0.problem, deep: $0.deep)
         })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(document)).map { String(decoding: $0, as: UTF8.self) } ?? #"{"ok": false, "hosts": []}"#
     }
 
-    static func checkOne(_ host: HostSpec, timeouts: PhaseTimeouts, minimumFreeBytes: Int64, environment: [String: String]) async -> HostCheckResult {
+    static func checkOne(_ host: HostSpec, timeouts: PhaseTimeouts, minimumFreeBytes: Int64, deep: Bool = false,
+                         simulator: XcodeDestination? = nil, environment: [String: String]) async -> HostCheckResult {
         var r = HostCheckResult(host: host.name)
         let shell: any RemoteShell
         let connected: String
@@ -128,6 +135,13 @@ public enum HostChecker {
         }
         r.reachable = true; r.hostKeyVerified = true; r.authenticated = true
         let health = await HostHealth.check(shell: shell, host: host, minimumFreeBytes: minimumFreeBytes)
+        var deepOutcomes: [DeepCheck.Outcome]?
+        if deep && health.isHealthy {
+            let apple = health.system?.hasPrefix("Darwin") == true
+            let platform: DeepCheck.Platform = apple ? .apple(developerDir: host.toolchain.developerDir, simulator: simulator)
+                : .linux(swiftPath: host.toolchain.swiftPath ?? "swift")
+            deepOutcomes = await DeepCheckRunner.run(shell: shell, platform: platform)
+        }
         await shell.close()
         r.platform = [health.system, health.os].compactMap { $0 }.joined(separator: " ")
         if r.platform?.isEmpty == true { r.platform = nil }
@@ -137,6 +151,15 @@ public enum HostChecker {
         r.problem = health.reason
         r.ok = health.isHealthy
         r.checks = [HostProbe.Check("connect", ok: true, connected)] + health.checks
+        if let deepOutcomes {
+            r.deep = deepOutcomes
+            r.checks += deepOutcomes.map { HostProbe.Check("deep: " + $0.name, ok: $0.proven, ($0.proven ? "proven: " : "failed: ") + $0.detail + " — " + $0.command) }
+            if !deepOutcomes.allSatisfy(\.proven) {
+                r.ok = false
+                let failed = deepOutcomes.first { !$0.proven }
+                r.problem = [r.problem, failed.map { "deep check: \($0.name) failed: \($0.detail)" }].compactMap { $0 }.joined(separator: "; ")
+            }
+        }
         return r
     }
 }

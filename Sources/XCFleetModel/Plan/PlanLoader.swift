@@ -9,7 +9,7 @@ import XCFleetBasics
 public enum PlanLoader {
     /// Keys of a suite object, in the order they are documented.
     public static let suiteKeys = ["name", "template", "kind", "parameters", "requires", "shards", "repetitions",
-                                   "retries", "allowFlaky", "mutants", "timeouts", "timeoutSeconds", "destination", "xcode"]
+                                   "retries", "allowFlaky", "mutants", "timeouts", "timeoutSeconds", "destination", "xcode", "subject"]
     public static let planKeys = ["name", "description", "defaults", "suites"]
     public static let timeoutKeys = ["connect", "push", "build", "test", "silence", "cleanup"]
     public static let retryKeys = ["infrastructure", "testFailures"]
@@ -51,9 +51,10 @@ public enum PlanLoader {
 
         var defaults = SuiteFields()
         if let field = root.field("defaults"), let object = r.object(field) {
-            r.checkKeys(object, allowed: suiteKeys.filter { $0 != "name" && $0 != "template" },
+            r.checkKeys(object, allowed: suiteKeys.filter { $0 != "name" && $0 != "template" && $0 != "subject" },
                         misplaced: ["name": "each suite needs its own name; set it in the suite",
-                                    "template": "set the template in each suite"])
+                                    "template": "set the template in each suite",
+                                    "subject": "set the subject in each suite"])
             defaults = readFields(object, reader: &r)
         }
 
@@ -68,7 +69,7 @@ public enum PlanLoader {
                     let suiteField = SchemaField(node: node, path: field.path / index)
                     guard let object = r.object(suiteField) else { continue }
                     if let suite = readSuite(object, index: index, defaults: defaults, knownTemplates: knownTemplates,
-                                             seen: &seen, reader: &r) {
+                                             seen: &seen, planPath: path, reader: &r) {
                         suites.append(suite)
                     }
                 }
@@ -77,11 +78,11 @@ public enum PlanLoader {
             }
         }
         guard let name else { return nil }
-        return TestPlan(name: name, description: description, suites: suites, sourcePath: path)
+        return TestPlan(name: name, description: description, suites: withReferenceProbes(suites), sourcePath: path)
     }
 
     private static func readSuite(_ object: SchemaObject, index: Int, defaults: SuiteFields, knownTemplates: Set<String>,
-                                  seen: inout [String: (Int, JSONPosition)], reader r: inout SchemaReader) -> SuiteSpec? {
+                                  seen: inout [String: (Int, JSONPosition)], planPath: String, reader r: inout SchemaReader) -> SuiteSpec? {
         r.checkKeys(object, allowed: suiteKeys)
         var name: String?
         if let field = r.required(object, "name", hint: "give the suite a name of letters, digits, '.', '_' or '-'"),
@@ -107,7 +108,7 @@ public enum PlanLoader {
             } else if let suggestion = SchemaReader.suggestion(for: s, among: known) {
                 r.report("unknown template '\(SchemaReader.excerpt(s))'; did you mean '\(suggestion)'? (\(knownList))", field)
             } else {
-                r.report("unknown template '\(SchemaReader.excerpt(s))'; \(knownList)", field)
+                r.report("unknown template '\(SchemaReader.excerpt(s))'; \(knownList) (a template of your own is found with --templates DIR)", field)
             }
         }
 
@@ -119,7 +120,13 @@ public enum PlanLoader {
             r.report("a probe cannot run mutants (only gates can kill them); set \"mutants\": false or \"kind\": \"gate\"",
                      at: object.path, object.position)
         }
-        guard let name, let template else { return nil }
+        var subject: SubjectSpec?
+        var subjectOK = true
+        if let field = object.field("subject") {
+            subject = readSubject(field, template: template, planPath: planPath, reader: &r)
+            subjectOK = subject != nil
+        }
+        guard let name, let template, subjectOK else { return nil }
 
         let base = PhaseTimeouts.defaults
         let t = merged.timeouts
@@ -134,7 +141,7 @@ public enum PlanLoader {
                                               testFailures: merged.testFailureRetries ?? baseRetries.testFailures),
                          allowFlaky: merged.allowFlaky ?? false, mutants: mutants, timeouts: timeouts,
                          destination: merged.destination, xcode: merged.xcode,
-                         secretParameters: merged.secret.isEmpty ? nil : merged.secret.sorted())
+                         secretParameters: merged.secret.isEmpty ? nil : merged.secret.sorted(), subject: subject)
     }
 
     /// The suite keys shared by suites and `defaults` (everything but name and template).
@@ -231,6 +238,23 @@ public enum PlanLoader {
             r.report("expected a string, number or bool, or {\"value\": …, \"secret\": true}, got \(field.node.value.kindDescription)", field)
             return nil
         }
+    }
+
+    /// A probe suite with a subject runs side by side with the same probe against xcfleet's
+    /// reference implementation: a second suite `<name>.reference` right after it (unless the plan
+    /// already has a suite of that name).
+    static func withReferenceProbes(_ suites: [SuiteSpec]) -> [SuiteSpec] {
+        var out: [SuiteSpec] = []
+        let names = Set(suites.map(\.name))
+        for suite in suites {
+            out.append(suite)
+            guard suite.kind == .probe, suite.subject != nil, !names.contains(suite.name + ".reference") else { continue }
+            var reference = suite
+            reference.name += ".reference"
+            reference.subject = nil
+            out.append(reference)
+        }
+        return out
     }
 
     /// Suite names name folders (`render --out`, job directories): a plain path component that

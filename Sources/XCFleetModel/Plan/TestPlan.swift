@@ -136,12 +136,15 @@ public struct SuiteSpec: Equatable, Codable, Sendable {
     public var destination: String?
     /// Xcode version to pin on Apple hosts (`16.4`).
     public var xcode: String?
+    /// A team's implementation under the contract (nil: xcfleet's own reference `CacheContract`).
+    public var subject: SubjectSpec? = nil
 
     public init(name: String, template: String, kind: SuiteKind = .gate, parameters: [String: PlanValue] = [:],
                 requires: [String] = [], shards: Int = 1, repetitions: Int = 1, retries: RetryPolicy = RetryPolicy(),
                 allowFlaky: Bool = false, mutants: Bool = false, timeouts: PhaseTimeouts = .defaults,
-                destination: String? = nil, xcode: String? = nil, secretParameters: [String]? = nil) {
+                destination: String? = nil, xcode: String? = nil, secretParameters: [String]? = nil, subject: SubjectSpec? = nil) {
         self.name = name
+        self.subject = subject
         self.secretParameters = secretParameters
         self.template = template
         self.kind = kind

@@ -9,8 +9,14 @@ public struct MutantSpec: Equatable, Codable, Sendable {
     public var contract: String
     /// The template whose gate suite must kill it.
     public var template: String
-    /// The edits, applied in order to the rendered package (`MutantEdit`).
+    /// The edits, applied in order to the rendered package (`MutantEdit`); for a subject's
+    /// mutant, paths relative to the team's package.
     public var edits: [MutantEdit]
+    /// Where a team's mutant was declared (a `mutant.json`, or the plan), for messages; nil for
+    /// xcfleet's own (`Templates/mutants/<id>/mutant.json`). Not part of the description.
+    public var declaredIn: String? = nil
+
+    private enum CodingKeys: String, CodingKey { case id, fault, contract, template, edits }
 
     public init(id: String, fault: String, contract: String, template: String, edits: [MutantEdit]) {
         self.id = id

@@ -219,6 +219,8 @@ public struct RunReport: Equatable, Codable, Sendable {
     public var hostTimelines: [HostTimeline]? = nil
     /// The quarantine's tests and what they did; nil when the run had no quarantine.
     public var quarantine: QuarantineReport? = nil
+    /// One per suite that runs a contract against a team's implementation; nil when none does.
+    public var certificates: [ContractCertificate]? = nil
 
     public var gates: [SuiteReport] { suites.filter { $0.spec.kind == .gate } }
     public var probes: [SuiteReport] { suites.filter { $0.spec.kind == .probe } }

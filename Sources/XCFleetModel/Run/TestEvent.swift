@@ -15,6 +15,10 @@ public struct TestIdentifier: Hashable, Codable, Sendable, Comparable, CustomStr
     /// `Suite/name`, the form `swift test list` prints and manifests use.
     public var description: String { suite.isEmpty ? name : "\(suite)/\(name)" }
 
+    /// `Class/name` without the module, or just the name of a Swift Testing test outside a suite
+    /// (`overwrite()`, `Loader miss path`): the short form reasons and lists print.
+    public var shortDescription: String { className.isEmpty ? name : "\(className)/\(name)" }
+
     /// The class part without a module prefix (`Module.Class` → `Class`).
     public var className: String {
         guard let dot = suite.lastIndex(of: ".") else { return suite }
