@@ -455,7 +455,7 @@ final class QuarantineTests: XCTestCase {
         let one = Quarantine(entries: Array(both.entries.prefix(1)))
         let red = LogParse.report(events: events, name: "log", quarantine: one)
         XCTAssertEqual(red.exitCode, 1)
-        XCTAssertTrue(red.suites[0].reasons.contains { $0.contains("1 test failed: /Loader miss path") }, "\(red.suites[0].reasons)")
+        XCTAssertTrue(red.suites[0].reasons.contains { $0.contains("1 test failed: Loader miss path") }, "\(red.suites[0].reasons)")
     }
 
     func testAQuarantinedTestThatFailedThenPassedWithinTheAttemptForgivesTheExitStatus() {

@@ -28,8 +28,8 @@ public struct Collator {
         var evidence = RunnerEvidence()
         /// Executions per test key printed in the classic form and in the `… on 'Device'` form that
         /// are not yet paired: Xcode 16+ prints a UI test's result in both forms (one execution).
-        var unpairedClassic: [String: [Int]] = [:]
-        var unpairedOn: [String: [Int]] = [:]
+        var unpairedClassic = Unpaired()
+        var unpairedOn = Unpaired()
         /// Tests started and not yet ended (by key), and the order tests were first started in.
         var running: [String: TestIdentifier] = [:]
         var startedOrder: [(String, TestIdentifier)] = []
@@ -59,9 +59,9 @@ public struct Collator {
             finishedKeys.insert(key)
             if current == id { current = nil }
             // Pair the classic `Test Case '-[M.C t]' passed` with `Test case 'C.t()' passed on '…'`.
-            let other = clone == nil ? unpairedOn[k] : unpairedClassic[k]
-            if framework == .xctest, let i = other?.first {
-                if clone == nil { unpairedOn[k]?.removeFirst() } else { unpairedClassic[k]?.removeFirst() }
+            let other = clone == nil ? unpairedOn.first(k) : unpairedClassic.first(k)
+            if framework == .xctest, let i = other {
+                if clone == nil { unpairedOn.removeFirst(k) } else { unpairedClassic.removeFirst(k) }
                 var merged = report.tests[i]
                 if status == .failed { merged.status = .failed }
                 merged.failures += failures.filter { f in !merged.failures.contains { Self.sameFailure($0, f) } }
@@ -77,8 +77,8 @@ public struct Collator {
             for f in failures where !unique.contains(where: { Self.sameFailure($0, f) }) { unique.append(f) }
             failures = unique
             if framework == .xctest {
-                if clone == nil { unpairedClassic[k, default: []].append(report.tests.count) }
-                else { unpairedOn[k, default: []].append(report.tests.count) }
+                if clone == nil { unpairedClassic.append(k, report.tests.count) }
+                else { unpairedOn.append(k, report.tests.count) }
             }
             record(TestResult(id: id, status: status, seconds: seconds, failures: failures, skipReason: skip, clone: clone))
             switch (framework, status) {
@@ -130,9 +130,8 @@ public struct Collator {
                     crashed.remove(k)
                 }
                 current = id
-                if running[k] == nil, !finishedKeys.contains(k), startedKeys.insert(k).inserted {
-                    startedOrder.append((k, id))
-                }
+                // First start of this key (a key finished before is left out when closing).
+                if startedKeys.insert(k).inserted { startedOrder.append((k, id)) }
                 running[k] = id
             case .testFinished(let id, let status, let seconds, let framework, let clone):
                 finish(id, status, seconds, framework, clone)
@@ -251,6 +250,28 @@ public struct Collator {
         }
     }
 
+    /// Indices waiting for a partner, per key, oldest first: one dictionary entry per key, and an
+    /// array only for the rare key with more than one waiting (no allocation per test).
+    fileprivate struct Unpaired {
+        var oldest: [String: Int] = [:]
+        var more: [String: [Int]] = [:]
+
+        func first(_ k: String) -> Int? { oldest[k] }
+
+        mutating func append(_ k: String, _ i: Int) {
+            if oldest[k] == nil { oldest[k] = i } else { more[k, default: []].append(i) }
+        }
+
+        mutating func removeFirst(_ k: String) {
+            if var rest = more[k], !rest.isEmpty {
+                oldest[k] = rest.removeFirst()
+                more[k] = rest.isEmpty ? nil : rest
+            } else {
+                oldest[k] = nil
+            }
+        }
+    }
+
     /// One attempt's report from its parsed events alone (used by the runner to decide retries
     /// with exactly the rules the collated report applies).
     public static func attemptReport(events: [TestEvent], ended: AttemptEnded, host: String, slot: Int, number: Int) -> AttemptReport {
@@ -288,7 +309,9 @@ public struct Collator {
         var lastT = 0.0
         var history: HistoryContext?
 
-        for event in events.sorted(by: { $0.seq < $1.seq }) {
+        // Logs are written in `seq` order: sort (a copy of every event) only when they are not.
+        let inOrder = zip(events, events.dropFirst()).allSatisfy { $0.seq < $1.seq }
+        for event in inOrder ? events : events.sorted(by: { $0.seq < $1.seq }) {
             // The history context is written after the run ended: it does not lengthen the run.
             if case .historyContext = event.body {} else { lastT = max(lastT, event.t) }
             switch event.body {

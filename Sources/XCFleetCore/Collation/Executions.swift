@@ -28,9 +28,11 @@ extension Collator {
 
     /// `distinctTests` in place (no copy of a result that ran once).
     package static func foldExecutions(_ tests: inout [TestResult]) {
-        /// Results of each test key, and the device each result ran on (`""`: not printed).
-        var slots: [String: [Int]] = [:]
-        slots.reserveCapacity(tests.count)
+        /// The first result of each test key, further ones (other devices), and the device each
+        /// result ran on (`""`: not printed).
+        var slot: [String: Int] = [:]
+        slot.reserveCapacity(tests.count)
+        var otherSlots: [String: [Int]] = [:]
         var devices: [String] = []
         devices.reserveCapacity(tests.count)
         /// Per folded result: the status of its last non-skipped execution, whether one failed.
@@ -41,8 +43,13 @@ extension Collator {
             let dev = device(ofClone: tests[j].clone)
             devices.append(dev)
             // An execution without a device (its end was never printed) joins the test's result.
-            guard let i = slots[key]?.first(where: { dev.isEmpty || devices[$0].isEmpty || devices[$0] == dev }) else {
-                slots[key, default: []].append(j)
+            func fits(_ i: Int) -> Bool { dev.isEmpty || devices[i].isEmpty || devices[i] == dev }
+            guard let firstSlot = slot[key] else {
+                slot[key] = j
+                continue
+            }
+            guard let i = fits(firstSlot) ? firstSlot : otherSlots[key]?.first(where: fits) else {
+                otherSlots[key, default: []].append(j)
                 continue
             }
             if removed.isEmpty { removed = Array(repeating: false, count: tests.count) }

@@ -59,14 +59,16 @@ public enum LogParse {
         var suite = SuiteSpec(name: "log", template: "parsed")
         suite.allowFlaky = allowFlaky
         let ref = AttemptRef(jobID: "log", attempt: 1)
-        var log: [RunEvent.Body] = [
-            .runStarted(RunStarted(runID: "parse", planName: name, planPath: name, startedAt: "", xcfleetVersion: XCFleet.version, suites: [suite], hosts: ["log"])),
-            .jobPlanned(JobPlanned(jobID: "log", suite: "log", kind: .gate, expectedTests: [])),
-        ] + (quarantine.map { [RunEvent.Body.quarantine($0.entries)] } ?? []) + [
-            .attemptStarted(ref, host: "log", slot: 0),
-        ]
-        log += events.map { .test(ref, event: $0) }
-        log += [.attemptEnded(ref, AttemptEnded(termination: .exited(0))), .runFinished(interrupted: false)]
-        return Collator(sourceRoots: sourceRoots).collate(log.enumerated().map { RunEvent(seq: $0.offset + 1, t: 0, body: $0.element) })
+        var log: [RunEvent] = []
+        log.reserveCapacity(events.count + 6)
+        func add(_ body: RunEvent.Body) { log.append(RunEvent(seq: log.count + 1, t: 0, body: body)) }
+        add(.runStarted(RunStarted(runID: "parse", planName: name, planPath: name, startedAt: "", xcfleetVersion: XCFleet.version, suites: [suite], hosts: ["log"])))
+        add(.jobPlanned(JobPlanned(jobID: "log", suite: "log", kind: .gate, expectedTests: [])))
+        if let quarantine { add(.quarantine(quarantine.entries)) }
+        add(.attemptStarted(ref, host: "log", slot: 0))
+        for e in events { add(.test(ref, event: e)) }
+        add(.attemptEnded(ref, AttemptEnded(termination: .exited(0))))
+        add(.runFinished(interrupted: false))
+        return Collator(sourceRoots: sourceRoots).collate(log)
     }
 }
