@@ -184,9 +184,10 @@ package enum ReportFacts {
         case .skipped: return .skipped
         case .notRun: return .notRun
         case .failed:
-            if Verdict.isCrash(test) { return .crashed }
-            // An execution that exceeded its time allowance (XCTest's own timeout) is a timed-out test.
+            // An execution that exceeded its time allowance (XCTest's own timeout) is a timed-out
+            // test, also when xcodebuild then restarts the runner ("…, crash, or test timeout").
             if test.timedOut == true { return .timedOut }
+            if Verdict.isCrash(test) { return .crashed }
             if test.unfinished == true { return attempt.map(timedOut) == true ? .timedOut : .crashed }
             if let attempt, Verdict.forgives(test, in: attempt, quarantined: test.quarantined == true) { return .quarantined }
             return .failed
