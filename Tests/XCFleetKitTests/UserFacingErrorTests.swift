@@ -33,6 +33,7 @@ final class UserFacingErrorTests: XCTestCase {
             ("ValidationError", ValidationError(problems: [ValidationProblem(file: "p.json", path: "name", line: 2, column: 3, message: "must not be empty")]), usage, "p.json:2:3: name: must not be empty"),
             ("InputFileError", InputFileError(path: "fleet.json", kind: .missing), usage, "fleet.json: cannot read the file: no such file; check the path"),
             ("SafePathError", SafePathError(path: "/", message: "refusing to remove / (not inside --out)"), usage, "refusing to remove /"),
+            ("DiscoveryFileError", DiscoveryFileError(file: "App.xctestplan", line: 3, message: "a test target without target.name"), usage, "App.xctestplan:3: a test target without target.name"),
         ]
     }
 

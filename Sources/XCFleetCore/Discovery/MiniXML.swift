@@ -3,20 +3,20 @@ import XCFleetBasics
 
 /// One element of a small XML document: what `.xcscheme` files and XML property lists
 /// (`.xctestrun`) need, and nothing more. Attributes and children keep their order in the file.
-public struct XMLElement: Equatable, Sendable {
-    public var name: String
-    public var attributes: [(name: String, value: String)]
-    public var children: [XMLElement]
+package struct XMLElement: Equatable, Sendable {
+    package var name: String
+    package var attributes: [(name: String, value: String)]
+    package var children: [XMLElement]
     /// The element's own character data (entities decoded; CDATA kept as written).
-    public var text: String
+    package var text: String
     /// 1-based line of the `<` that opens it.
-    public var line: Int
+    package var line: Int
 
-    public func attribute(_ name: String) -> String? { attributes.first(where: { $0.name == name })?.value }
-    public func children(named name: String) -> [XMLElement] { children.filter { $0.name == name } }
-    public func child(_ name: String) -> XMLElement? { children.first(where: { $0.name == name }) }
+    package func attribute(_ name: String) -> String? { attributes.first(where: { $0.name == name })?.value }
+    package func children(named name: String) -> [XMLElement] { children.filter { $0.name == name } }
+    package func child(_ name: String) -> XMLElement? { children.first(where: { $0.name == name }) }
     /// Every element below this one (depth first, file order) named `name`.
-    public func descendants(named name: String) -> [XMLElement] {
+    package func descendants(named name: String) -> [XMLElement] {
         var out: [XMLElement] = []
         var stack: [XMLElement] = children.reversed()
         while let e = stack.popLast() {
@@ -26,31 +26,31 @@ public struct XMLElement: Equatable, Sendable {
         return out
     }
 
-    public static func == (a: XMLElement, b: XMLElement) -> Bool {
+    package static func == (a: XMLElement, b: XMLElement) -> Bool {
         a.name == b.name && a.attributes.map(\.name) == b.attributes.map(\.name)
             && a.attributes.map(\.value) == b.attributes.map(\.value) && a.children == b.children && a.text == b.text
     }
 }
 
 /// Why a document could not be read, with the line it stopped at.
-public struct XMLSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public var line: Int
-    public var description: String { "line \(line): \(message)" }
+package struct XMLSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var message: String
+    package var line: Int
+    package var description: String { "line \(line): \(message)" }
 }
 
 /// A strict reader for well-formed XML without a DTD: the prolog, comments, processing
 /// instructions, CDATA, the five named entities and numeric character references. Input comes
 /// from users' repositories and hosts: nesting is bounded, every index is checked, nothing traps.
-public enum MiniXML {
-    public static let maxDepth = 128
+package enum MiniXML {
+    package static let maxDepth = 128
 
-    public static func parse(_ data: Data) throws(XMLSyntaxError) -> XMLElement {
+    package static func parse(_ data: Data) throws(XMLSyntaxError) -> XMLElement {
         var reader = Reader(bytes: [UInt8](data))
         return try reader.document()
     }
 
-    public static func parse(_ text: String) throws(XMLSyntaxError) -> XMLElement { try parse(Data(text.utf8)) }
+    package static func parse(_ text: String) throws(XMLSyntaxError) -> XMLElement { try parse(Data(text.utf8)) }
 
     private struct Reader {
         let bytes: [UInt8]

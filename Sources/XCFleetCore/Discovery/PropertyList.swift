@@ -3,7 +3,7 @@ import XCFleetBasics
 
 /// A value of an XML property list, with dictionaries in file order (Foundation's reader
 /// forgets the order, and an `.xctestrun` of format 1 lists its targets as top-level keys).
-public indirect enum PropertyListValue: Equatable, Sendable {
+package indirect enum PropertyListValue: Equatable, Sendable {
     case string(String)
     case integer(Int)
     case real(Double)
@@ -13,28 +13,28 @@ public indirect enum PropertyListValue: Equatable, Sendable {
     case array([PropertyListValue])
     case dictionary([(key: String, value: PropertyListValue)])
 
-    public subscript(key: String) -> PropertyListValue? {
+    package subscript(key: String) -> PropertyListValue? {
         guard case .dictionary(let members) = self else { return nil }
         return members.first(where: { $0.key == key })?.value
     }
 
-    public var string: String? { if case .string(let s) = self { return s }; return nil }
-    public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
-    public var integer: Int? {
+    package var string: String? { if case .string(let s) = self { return s }; return nil }
+    package var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
+    package var integer: Int? {
         switch self {
         case .integer(let i): return i
         case .string(let s): return Int(s)
         default: return nil
         }
     }
-    public var array: [PropertyListValue]? { if case .array(let a) = self { return a }; return nil }
-    public var members: [(key: String, value: PropertyListValue)]? {
+    package var array: [PropertyListValue]? { if case .array(let a) = self { return a }; return nil }
+    package var members: [(key: String, value: PropertyListValue)]? {
         if case .dictionary(let m) = self { return m }; return nil
     }
     /// An array of strings (anything else in it is dropped).
-    public var strings: [String] { array?.compactMap(\.string) ?? [] }
+    package var strings: [String] { array?.compactMap(\.string) ?? [] }
 
-    public static func == (a: PropertyListValue, b: PropertyListValue) -> Bool {
+    package static func == (a: PropertyListValue, b: PropertyListValue) -> Bool {
         switch (a, b) {
         case (.string(let x), .string(let y)), (.date(let x), .date(let y)), (.data(let x), .data(let y)): return x == y
         case (.integer(let x), .integer(let y)): return x == y
@@ -48,15 +48,15 @@ public indirect enum PropertyListValue: Equatable, Sendable {
     }
 }
 
-public struct PropertyListError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public var line: Int?
-    public var description: String { line.map { "line \($0): \(message)" } ?? message }
+package struct PropertyListError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var message: String
+    package var line: Int?
+    package var description: String { line.map { "line \($0): \(message)" } ?? message }
 }
 
-public enum PropertyList {
+package enum PropertyList {
     /// Reads an XML property list (`<plist version="1.0">` around one value).
-    public static func parse(_ data: Data) throws(PropertyListError) -> PropertyListValue {
+    package static func parse(_ data: Data) throws(PropertyListError) -> PropertyListValue {
         if data.starts(with: Array("bplist".utf8)) {
             throw PropertyListError(message: "a binary property list; convert it with `plutil -convert xml1` (xcodebuild writes XML)", line: nil)
         }

@@ -25,7 +25,6 @@ public struct DiscoveryFileError: Error, Equatable, Sendable, CustomStringConver
 
 extension DiscoveryFileError: UserFacingError {
     public var userMessage: String { description }
-    public var linesNameTheirPlace: Bool { true }
 }
 
 // MARK: - .xctestrun
