@@ -32,7 +32,7 @@ final class CLITests: XCTestCase {
                 "--history-db", "--history-url", "--no-history", "--quarantine", "--no-quarantine"],
         "plan check": [],
         "render": ["--out", "--mutant", "--templates"],
-        "hosts check": ["--fleet", "--runs", "--history-db", "--history-url", "--no-history", "--json"],
+        "hosts check": ["--fleet", "--runs", "--history-db", "--history-url", "--no-history", "--json", "--deep", "--destination"],
         "hosts clean": ["--fleet"],
         "report": ["--compare", "--json"],
         "parse": ["--junit", "--source-root", "--json", "--allow-flaky", "--quarantine"],

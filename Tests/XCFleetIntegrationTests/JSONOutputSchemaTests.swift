@@ -76,6 +76,15 @@ final class JSONOutputSchemaTests: XCTestCase {
         // hosts check of the built-in local host (read-only probes) and of a fleet file that does not exist.
         try assertValid(["hosts", "check", "--json"], exit: 0, environment: ["XCFLEET_WORK_ROOT": work.appendingPathComponent("root").path])
         try assertValid(["hosts", "check", "--json", "--fleet", "no-such-fleet.json"], exit: 2)
+        // hosts check --deep (a toolchain whose build fails: quick, and the steps are in the document).
+        let swift = work.appendingPathComponent("swift")
+        try Data("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'Swift version 6.3.1'; exit 0; }\necho 'error: no'; exit 1\n".utf8).write(to: swift)
+        XCTAssertEqual(chmod(swift.path, 0o755), 0)
+        let deepRoot = work.appendingPathComponent("deep-root")
+        try FileManager.default.createDirectory(at: deepRoot, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let deepFleet = work.appendingPathComponent("deep-fleet.json")
+        try Data(#"{"hosts": [{"name": "local", "transport": "local", "workRoot": "\#(deepRoot.path)", "toolchain": {"swiftPath": "\#(swift.path)"}}]}"#.utf8).write(to: deepFleet)
+        try assertValid(["hosts", "check", "--json", "--deep", "--fleet", deepFleet.path], exit: 3)
     }
 
     /// The validator does fail: a run document with a float duration and no verdict word.
