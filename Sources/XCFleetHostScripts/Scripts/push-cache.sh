@@ -7,6 +7,7 @@
 # work root is not private (one line on stderr); 96: DIR could not be created. POSIX sh.
 root=$1; hash=$2; dir=$3; manifest=$4; new=$5; then=$6
 cache="$root/.cache/$hash"; claim="$root/.cache/.claim-$hash"
+glob="" # the shared functions' product glob: no product here
 umask 077
 xcf_private "$root" && xcf_private "$root/.cache" || exit 97
 if [ "$new" = 1 ]; then mkdir "$dir" || { echo "xcfleet: cannot create the job directory $dir" >&2; exit 96; }; fi

@@ -292,6 +292,10 @@ actor RunCoordinator {
             noteCachedBuilds(on: host.name, keys: schedulerBuildKeys(cached: health.cachedBuildKeys, shell: shell, toolchain: health.toolchainIdentity))
             log.append(.note("\(host.name): admitted with \(leaseSlots.count) slot(s) (leases \(leaseSlots.map(String.init).joined(separator: ",")))"))
             apply(scheduler.hostJoined(schedulerHost))
+            // Heartbeats from the first admitted host on: another host may wait for slots for
+            // minutes, and a lease left without heartbeats past its TTL would be reclaimed (and its
+            // running attempt's process group reaped) by the next request on a shared work root.
+            await leases.startHeartbeats()
         case .setAside(let reason):
             await shell.close()
             setAside(host.name, reason: reason)
@@ -314,6 +318,8 @@ actor RunCoordinator {
     private func finish() {
         guard !finished else { return }
         finished = true
+        // Every job has its final state: a host still waiting for a slot (or being provisioned) is not needed.
+        admissionTask?.cancel()
         waiter?.resume()
         waiter = nil
     }
