@@ -184,7 +184,8 @@ for my $x (sort { $a->[0] <=> $b->[0] } @e) {
     /// Scripts/host-probe.sh
     package static let hostProbe = #"""
 # The host probe (HostProbe reads its output): sections @@uname, @@os, @@df STATUS,
-# @@private STATUS, @@toolchain STATUS, @@cpu, @@end. Arguments: WORKROOT SWIFT DEVELOPER_DIR.
+# @@private STATUS, @@toolchain STATUS, @@cpu, @@builds (the keys of finished builds in the build
+# cache: a placement hint), @@end. Arguments: WORKROOT SWIFT DEVELOPER_DIR.
 # Runs after work-root.sh (xcf_private). POSIX sh, Linux and macOS.
 root=$1; swift=$2; devdir=$3
 echo "@@uname"; uname -sm 2>&1
@@ -196,11 +197,24 @@ for d in "$root" "$root/.cache" "$root/builds" "$root/builds/.pins" "$root/.xcfl
   if [ "$d" = "$root" ] || [ -e "$d" ] || [ -L "$d" ]; then o=$(xcf_private "$d" 2>&1) || { st=1; out="$o"; break; }; fi
 done
 echo "@@private $st"; printf '%s\n' "$out"
-if [ -n "$devdir" ]; then out=$(DEVELOPER_DIR="$devdir" xcodebuild -version 2>&1); st=$?
-else out=$("$swift" --version 2>&1); st=$?; fi
+pst=$st
+# The toolchain's version output is remembered in the (private) work root together with the path,
+# device, inode, size, mtime and ctime of its binaries: `swift --version` costs a quarter of a
+# second, `xcodebuild -version` more. A replaced or reinstalled toolchain changes the stamp.
+if [ -n "$devdir" ]; then tool="$devdir/usr/bin/xcodebuild"; other="$devdir/../version.plist"
+else tool=$(command -v "$swift" 2>/dev/null); other="$(dirname "$tool")/swift-frontend"; fi
+stamp=""; [ -n "$tool" ] && stamp=$(perl -e 'for my $f (@ARGV) { my @s = stat($f) or next; print join(" ", $f, @s[0, 1, 7, 9, 10]), ";" }' "$tool" "$other" 2>/dev/null)
+memo="$root/.xcfleet-toolchain"
+if [ "$pst" = 0 ] && [ -n "$stamp" ] && [ -f "$memo" ] && [ ! -L "$memo" ] && [ "$(sed -n 1p "$memo")" = "$stamp" ]; then out=$(sed 1d "$memo"); st=0
+else
+  if [ -n "$devdir" ]; then out=$(DEVELOPER_DIR="$devdir" xcodebuild -version 2>&1); st=$?
+  else out=$("$swift" --version 2>&1); st=$?; fi
+  if [ "$st" = 0 ] && [ "$pst" = 0 ] && [ -n "$stamp" ]; then (umask 077; printf '%s\n%s\n' "$stamp" "$out" > "$memo.$$" && mv -f "$memo.$$" "$memo") 2>/dev/null; fi
+fi
 echo "@@toolchain $st"; printf '%s\n' "$out"
 echo "@@cpu"; { sysctl -n machdep.cpu.brand_string 2>/dev/null || sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1; } | head -n 1
 { sysctl -n hw.ncpu 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null; } | head -n 1
+echo "@@builds"; for m in "$root"/builds/*/.xcfleet-build; do [ -f "$m" ] && basename "$(dirname "$m")"; done
 echo "@@end"
 
 """#
@@ -477,6 +491,56 @@ sub reap_lease_dir {
   }
   rmdir $dir if $remove;
 }
+
+"""#
+
+    /// Scripts/push-cache.sh
+    package static let pushCache = #"""
+# The push cache's check (SSHShell), after work-root.sh and build-cache-common.sh (xcf_verify).
+# Arguments: ROOT HASH DIR MANIFEST NEW THEN. NEW=1 creates DIR first (fresh: it must not exist).
+# When the host already holds this exact tree (<ROOT>/.cache/HASH, ours, and the copy in DIR holds
+# exactly the manifest's files and contents) it is copied into DIR: prints "XCFLEET-PUSH warm" and
+# exits 0. Otherwise "XCFLEET-PUSH cold" (or "untrusted": a planted or damaged entry, removed) and
+# exits 0, or 3 with THEN=1 so that a command chained after this one does not run. Exit 97: the
+# work root is not private (one line on stderr); 96: DIR could not be created. POSIX sh.
+root=$1; hash=$2; dir=$3; manifest=$4; new=$5; then=$6
+cache="$root/.cache/$hash"; claim="$root/.cache/.claim-$hash"
+glob="" # the shared functions' product glob: no product here
+umask 077
+xcf_private "$root" && xcf_private "$root/.cache" || exit 97
+if [ "$new" = 1 ]; then mkdir "$dir" || { echo "xcfleet: cannot create the job directory $dir" >&2; exit 96; }; fi
+# `cp -R`, as APFS clones on macOS (`cp -c`: no data copied), plain copies elsewhere.
+xcf_cp() { if [ "$(uname)" = Darwin ]; then cp -Rc "$@" 2>/dev/null && return 0; fi; cp -R "$@"; }
+if [ -d "$cache" ]; then
+  if [ -O "$cache" ] && xcf_cp "$cache/." "$dir/" && xcf_verify "$dir"; then touch "$cache"; echo "XCFLEET-PUSH warm"; exit 0; fi
+  rm -rf "$cache" "$claim" "$dir"; mkdir -p "$dir"; echo "XCFLEET-PUSH untrusted"
+else
+  echo "XCFLEET-PUSH cold"
+fi
+[ "$then" = 1 ] && exit 3
+exit 0
+
+"""#
+
+    /// Scripts/push-extract.sh
+    package static let pushExtract = #"""
+# A cold push (SSHShell): the tar stream on stdin is extracted twice at once — into the job
+# directory, and (through a fifo and `tee`) into a fresh copy that becomes the push cache entry
+# <ROOT>/.cache/HASH for next time. Two jobs may push the same tree at once: `mkdir` of the claim
+# is atomic, so exactly one renames its copy into place (a second `mv` would land inside it).
+# Arguments: ROOT HASH DIR. Exit status: tar's into DIR (0 when the job has its files). POSIX sh.
+root=$1; hash=$2; dir=$3
+cache="$root/.cache/$hash"; claim="$root/.cache/.claim-$hash"; tmp="$root/.cache/.tmp-$hash-$$"
+umask 077
+mkdir -p "$dir" "$root/.cache" && rm -rf "$tmp" "$tmp.fifo" && mkdir "$tmp" && mkfifo "$tmp.fifo" || exit 1
+tar -x -f - -C "$tmp" < "$tmp.fifo" & bg=$!
+tee "$tmp.fifo" | tar -x -f - -C "$dir"; s=$?
+wait $bg; t=$?
+rm -f "$tmp.fifo"
+[ $s -eq 0 ] || { rm -rf "$tmp"; exit $s; }
+if [ $t -eq 0 ] && mkdir "$claim" 2>/dev/null; then mv "$tmp" "$cache"; fi
+rm -rf "$tmp"
+exit 0
 
 """#
 

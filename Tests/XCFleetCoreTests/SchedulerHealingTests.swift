@@ -23,7 +23,7 @@ final class SchedulerHealingTests: XCTestCase {
         XCTAssertEqual(s.hostsOnProbation, ["h1"])
         XCTAssertEqual(s.activeHosts, ["h2"])
         // The lost attempt's report: its rerun waits (h2 is busy) instead of going to h1.
-        XCTAssertEqual(starts(s.attemptFinished(jobID: onH1[0], attempt: 1, outcome: .infraFailure("connection lost"))).count, 0)
+        XCTAssertEqual(starts(s.attemptFinished(jobID: onH1[0], attempt: 1, outcome: .infraFailure(.hostLost("connection lost")))).count, 0)
         XCTAssertEqual(s.status(ofJob: onH1[0]), .queued)
         // The other h1 attempt still runs and may finish normally (probation does not kill it).
         XCTAssertEqual(starts(s.attemptFinished(jobID: onH1[1], attempt: 1, outcome: .passed)).count, 0, "a free slot on probation takes nothing")
@@ -44,12 +44,12 @@ final class SchedulerHealingTests: XCTestCase {
         let jobs = ["a", "b"].map { SchedulerJob(id: $0, suite: $0, expectedSeconds: 10, infraRetries: 2) }
         var s = Scheduler(jobs: jobs, hosts: [SchedulerHost(name: "h1", slots: 2)])
         _ = s.start()
-        let again = starts(s.attemptFinished(jobID: "a", attempt: 1, outcome: .infraFailure("lost")))
+        let again = starts(s.attemptFinished(jobID: "a", attempt: 1, outcome: .infraFailure(.hostLost("lost"))))
         XCTAssertEqual(again.map(\.host), ["h1"], "only host left: same-host retry")
         var p = Scheduler(jobs: jobs, hosts: [SchedulerHost(name: "h1", slots: 2)])
         _ = p.start()
         _ = p.hostUnreachable("h1", reason: "lost")
-        XCTAssertTrue(starts(p.attemptFinished(jobID: "a", attempt: 1, outcome: .infraFailure("lost"))).isEmpty)
+        XCTAssertTrue(starts(p.attemptFinished(jobID: "a", attempt: 1, outcome: .infraFailure(.hostLost("lost")))).isEmpty)
         XCTAssertEqual(p.status(ofJob: "a"), .queued, "waits for the host's health check, retry not spent")
         XCTAssertEqual(starts(p.hostRecovered("h1")).map(\.job), ["a"])
     }
@@ -59,7 +59,7 @@ final class SchedulerHealingTests: XCTestCase {
         var s = Scheduler(jobs: [SchedulerJob(id: "a", suite: "a", infraRetries: 3)], hosts: [SchedulerHost(name: "h", slots: 1)])
         _ = s.start()
         _ = s.hostUnreachable("h", reason: "lost")
-        XCTAssertEqual(s.attemptFinished(jobID: "a", attempt: 1, outcome: .infraFailure("lost")), [])
+        XCTAssertEqual(s.attemptFinished(jobID: "a", attempt: 1, outcome: .infraFailure(.hostLost("lost"))), [])
         XCTAssertFalse(s.isFinished)
         let end = s.hostLost("h", reason: "unreachable for 20 s")
         XCTAssertEqual(end.count, 2, "\(end)")
@@ -160,7 +160,7 @@ final class SchedulerHealingTests: XCTestCase {
         XCTAssertEqual(s.cachedBuilds(onHost: "h"), [])
         _ = s.attemptFinished(jobID: "k0", attempt: 1, outcome: .testsFailed)
         XCTAssertEqual(s.buildsInFlight(onHost: "h"), ["K"], "k1 builds K now")
-        _ = s.attemptFinished(jobID: "k1", attempt: 1, outcome: .infraFailure("lost"))
+        _ = s.attemptFinished(jobID: "k1", attempt: 1, outcome: .infraFailure(.hostLost("lost")))
         XCTAssertEqual(s.buildsInFlight(onHost: "h"), [], "the attempt's end ends its build")
         XCTAssertEqual(s.cachedBuilds(onHost: "h"), [])
     }
@@ -227,7 +227,7 @@ final class SchedulerHealingTests: XCTestCase {
                         apply(s.buildCached(host: h, key: key))
                     }
                 } else if let id = ledger.running.keys.sorted().randomElement(using: &rng), let attempt = ledger.running[id]?.attempt {
-                    let outcome = [Scheduler.AttemptOutcome.passed, .testsFailed, .infraFailure("lost")].randomElement(using: &rng)!
+                    let outcome = [Scheduler.AttemptOutcome.passed, .testsFailed, .infraFailure(.hostLost("lost"))].randomElement(using: &rng)!
                     endBuild(id)
                     ledger.ended(id, outcome: outcome)
                     apply(s.attemptFinished(jobID: id, attempt: attempt, outcome: outcome))

@@ -177,7 +177,7 @@ final class SchedulerTests: XCTestCase {
         var scheduler = Scheduler(jobs: jobs, hosts: [SchedulerHost(name: "a", slots: 1), SchedulerHost(name: "b", slots: 1)])
         XCTAssertEqual(scheduler.start(), [.start(jobID: "j1", attempt: 1, host: "a", slot: 0),
                                            .start(jobID: "j2", attempt: 1, host: "b", slot: 0)])
-        XCTAssertEqual(scheduler.attemptFinished(jobID: "j1", attempt: 1, outcome: .infraFailure("connection lost")), [],
+        XCTAssertEqual(scheduler.attemptFinished(jobID: "j1", attempt: 1, outcome: .infraFailure(.hostLost("connection lost"))), [],
                        "a is free but j1 failed there: it waits for b")
         XCTAssertEqual(scheduler.status(ofJob: "j1"), .queued)
         XCTAssertEqual(scheduler.attemptFinished(jobID: "j2", attempt: 1, outcome: .passed), [
@@ -198,7 +198,7 @@ final class SchedulerTests: XCTestCase {
             guard case let .start(_, n, host, _)? = actions.first else { return XCTFail("attempt \(attempt) not started: \(actions)") }
             XCTAssertEqual(n, attempt)
             usedHosts.append(host)
-            actions = scheduler.attemptFinished(jobID: "j", attempt: n, outcome: .infraFailure("push failed"))
+            actions = scheduler.attemptFinished(jobID: "j", attempt: n, outcome: .infraFailure(.hostLost("push failed")))
         }
         XCTAssertEqual(Set(usedHosts).count, 3, "every rerun on another host: \(usedHosts)")
         XCTAssertEqual(actions, [.jobFinished(jobID: "j", state: .infraFailed, attempts: 3,
@@ -208,13 +208,13 @@ final class SchedulerTests: XCTestCase {
     func testInfraRetryOnSameHostOnlyWhenNoOtherIsLeft() {
         var allowed = Scheduler(jobs: [SchedulerJob(id: "j", suite: "s", infraRetries: 1)], hosts: [SchedulerHost(name: "only", slots: 1)])
         _ = allowed.start()
-        XCTAssertEqual(allowed.attemptFinished(jobID: "j", attempt: 1, outcome: .infraFailure("killed")),
+        XCTAssertEqual(allowed.attemptFinished(jobID: "j", attempt: 1, outcome: .infraFailure(.hostLost("killed"))),
                        [.start(jobID: "j", attempt: 2, host: "only", slot: 0)])
 
         var strict = Scheduler(jobs: [SchedulerJob(id: "j", suite: "s", infraRetries: 1)], hosts: [SchedulerHost(name: "only", slots: 1)],
                                options: .init(sameHostRetryWhenNoOther: false))
         _ = strict.start()
-        XCTAssertEqual(strict.attemptFinished(jobID: "j", attempt: 1, outcome: .infraFailure("killed")), [
+        XCTAssertEqual(strict.attemptFinished(jobID: "j", attempt: 1, outcome: .infraFailure(.hostLost("killed"))), [
             .jobFinished(jobID: "j", state: .infraFailed, attempts: 1,
                          reason: "infrastructure failure after 1 attempts, no other host to rerun on: killed"),
             .runFinished,
@@ -328,7 +328,7 @@ final class SchedulerTests: XCTestCase {
         let clock = Date()
         while let next = running.popLast() {
             events += 1
-            let outcome: Scheduler.AttemptOutcome = events % 97 == 0 ? .infraFailure("lost") : .passed
+            let outcome: Scheduler.AttemptOutcome = events % 97 == 0 ? .infraFailure(.hostLost("lost")) : .passed
             for action in scheduler.attemptFinished(jobID: next.0, attempt: next.1, outcome: outcome) {
                 switch action {
                 case let .start(id, attempt, _, _): running.insert((id, attempt), at: 0)
@@ -527,7 +527,7 @@ struct SchedulerRandomRun {
                 let actions = scheduler.attemptFinished(jobID: id, attempt: attempt, outcome: .passed)
                 if !actions.isEmpty { ledger.violations.append("stale report of \(id)#\(attempt) acted: \(actions)") }
             } else if let id = runningIDs.randomElement(using: &rng), let attempt = ledger.running[id]?.attempt {
-                let outcomes: [Scheduler.AttemptOutcome] = [.passed, .testsFailed, .timedOut(phase: .test), .infraFailure("lost")]
+                let outcomes: [Scheduler.AttemptOutcome] = [.passed, .testsFailed, .timedOut(phase: .test), .infraFailure(.hostLost("lost"))]
                 let outcome = outcomes.randomElement(using: &rng) ?? .passed
                 ledger.ended(id, outcome: outcome)
                 ledger.apply(scheduler.attemptFinished(jobID: id, attempt: attempt, outcome: outcome))

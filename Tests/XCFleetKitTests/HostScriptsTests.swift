@@ -70,7 +70,8 @@ final class HostScriptsTests: XCTestCase {
     static var composedShellScripts: [(name: String, text: String)] {
         let clean = BuildCacheScript.cleanCommand(workRoot: "/w").arguments[2]
         let wrap = ProcessRecordScript.wrap(ShellCommand(["true"]), directory: "/d", token: "t", runID: "r", lease: "l").arguments[2]
-        return [("host probe", HostProbeScript.script), ("build cache", BuildCacheScript.script), ("cache clean", clean), ("process record", wrap)]
+        return [("host probe", HostProbeScript.script), ("build cache", BuildCacheScript.script), ("cache clean", clean), ("process record", wrap),
+                ("push cache", PushCacheScript.checkScript), ("push extract", PushCacheScript.extract(workRoot: "/w", hash: "h", directory: "/w/j").arguments[2])]
     }
 
     func testEveryShellScriptParses() throws {

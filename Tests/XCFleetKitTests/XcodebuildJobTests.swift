@@ -189,6 +189,7 @@ final class XcodebuildJobTests: XCTestCase {
         XCTAssertEqual(outcome.infraError?.kind, .command)
         XCTAssertEqual(outcome.infraError?.message, "simulator wedged: \(udid) did not finish booting within 120 s")
         XCTAssertEqual(outcome.ended, AttemptEnded(termination: nil, infraError: "mac-1: command: simulator wedged: \(udid) did not finish booting within 120 s"))
+        XCTAssertEqual(outcome.failure, .simulatorWedged("mac-1: command: simulator wedged: \(udid) did not finish booting within 120 s"), "a wedge is typed, not matched by text")
         XCTAssertNil(outcome.termination)
         XCTAssertEqual(shell.deadlines(of: env + "xcrun simctl bootstatus"), CommandDeadlines(total: 120, silence: 120))
         XCTAssertEqual(Array(shell.ran.suffix(4)), [
@@ -345,7 +346,7 @@ final class XcodebuildJobTests: XCTestCase {
     func testLostConnectionAndCancellation() async throws {
         let lost = ScriptedShell(host: host(), script: try simulatorScript() + [(env + "xcodebuild test", Reply(stdout: "Test Suite 'All tests' started\n", termination: .connectionLost("EOF")))])
         let (o1, _, _) = await run(lost, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
-        XCTAssertEqual(o1.infraError?.kind, .connect)
+        XCTAssertEqual(o1.failure, .hostLost("connection to mac-1 lost during test: EOF"), "judged by the attempt machine, typed")
         XCTAssertFalse(lost.ran.contains { $0.contains("xcresulttool") })
 
         let cancelled = ScriptedShell(host: host(), script: try simulatorScript() + [(env + "xcodebuild test", Reply(termination: .cancelled))])
@@ -474,8 +475,8 @@ final class XcodebuildJobTests: XCTestCase {
         // A lost connection while building is the host's problem.
         let lost = ScriptedShell(host: host(), script: [(env + "xcodebuild build-for-testing", Reply(termination: .connectionLost("EOF")))] + (try simulatorScript()))
         let (o4, _, _) = await run(lost, input(destination: "platform=iOS Simulator,name=iPhone 16,OS=18.4"))
-        XCTAssertEqual(o4.infraError?.kind, .connect)
-        XCTAssertEqual(o4.infraError?.message, "connection lost during xcodebuild build-for-testing: EOF")
+        XCTAssertEqual(o4.failure, .hostLost("connection to mac-1 lost during build: EOF"))
+        XCTAssertEqual(o4.ended.infraError, "connection to mac-1 lost during build: EOF")
     }
 
     func testMissingXctestrunIsABuildErrorAfterABuildAndInfraFromACachedBuild() async throws {

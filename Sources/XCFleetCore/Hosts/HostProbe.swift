@@ -39,6 +39,9 @@ public enum HostProbe {
         public var cpu: Section?
         /// Time to the first byte of the probe's output, measured by the caller.
         public var latencyMs: Double?
+        /// Keys of the finished builds in the host's build cache (64 hex digits each; a placement
+        /// hint for the scheduler: whether a build is trusted is decided when it is used).
+        public var builds: [String] = []
 
         public init(complete: Bool = true, tail: String = "", system: String? = nil, os: String? = nil, disk: Section? = nil,
                     privacy: Section? = nil, toolchain: Section? = nil, cpu: Section? = nil, latencyMs: Double? = nil) {
@@ -104,8 +107,10 @@ public enum HostProbe {
         func firstLine(_ name: String) -> String? {
             sections[name]?.lines.map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty }
         }
-        return Facts(complete: sections["end"] != nil, tail: String(output.suffix(300)), system: firstLine("uname"), os: firstLine("os"),
-                     disk: sections["df"], privacy: sections["private"], toolchain: sections["toolchain"], cpu: sections["cpu"])
+        var facts = Facts(complete: sections["end"] != nil, tail: String(output.suffix(300)), system: firstLine("uname"), os: firstLine("os"),
+                          disk: sections["df"], privacy: sections["private"], toolchain: sections["toolchain"], cpu: sections["cpu"])
+        facts.builds = (sections["builds"]?.lines ?? []).filter { $0.count == 64 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } }
+        return facts
     }
 
     /// Available KiB of the last data line of `df -Pk`, in bytes: the column before the capacity

@@ -88,8 +88,9 @@ public struct Scheduler: Sendable {
         /// A deadline expired (build, test, output silence, …). Counts like a test failure; map
         /// connect/push deadlines that mean "host unreachable" to `infraFailure` to rerun elsewhere.
         case timedOut(phase: Phase)
-        /// Connection lost, host unreachable, push failed, toolchain missing, process killed by the host.
-        case infraFailure(String)
+        /// Connection lost, host unreachable, push failed, toolchain missing, process killed by the
+        /// host, simulator wedged, cancelled (`AttemptFailure`).
+        case infraFailure(AttemptFailure)
     }
 
     /// A job's state as seen from outside (for the runner's progress display and for tests).
@@ -330,7 +331,7 @@ public struct Scheduler: Sendable {
                 guard let i = jobIndex[jobID] else { continue }
                 switch jobs[i].state {
                 case .running:
-                    actions += conclude(i, host: name, outcome: .infraFailure("host \(name) lost: \(reason)"))
+                    actions += conclude(i, host: name, outcome: .infraFailure(.hostLost("host \(name) lost: \(reason)")))
                 case .cancelling:
                     actions += finish(i, .interrupted, reason: "interrupted; host \(name) lost: \(reason)")
                 case .queued, .finished:
@@ -458,7 +459,8 @@ public struct Scheduler: Sendable {
                 return requeue(i)
             }
             return finish(i, .timedOut, reason: "timed out in \(phase.rawValue)")
-        case let .infraFailure(message):
+        case let .infraFailure(failure):
+            let message = failure.description
             jobs[i].infraFailures += 1
             jobs[i].excludedHosts.insert(host)
             jobs[i].lastInfraError = message

@@ -16,6 +16,9 @@ package final class BuildProtocolScanner: @unchecked Sendable {
     private(set) var evicted: [String] = []
     package private(set) var problems: [String] = []
 
+    /// Called once when the script says `locked`: this job holds the build lock and compiles.
+    package var onLocked: (@Sendable () -> Void)?
+
     package init() {}
 
     package func consume(_ chunk: OutputChunk) {
@@ -39,7 +42,11 @@ package final class BuildProtocolScanner: @unchecked Sendable {
         let value = rest.dropFirst(word.count).drop { $0 == " " }
         switch word {
         case "waiting": sawWaiting = true
-        case "locked": if lockedAt == nil { lockedAt = Date() }
+        case "locked":
+            if lockedAt == nil {
+                lockedAt = Date()
+                onLocked?()
+            }
         case "origin": originLine = String(value)
         case "product": products.append(String(value))
         case "untrusted": untrusted = String(value.prefix(300))

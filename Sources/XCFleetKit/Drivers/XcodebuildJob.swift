@@ -23,9 +23,12 @@ import XCFleetHostScripts
 /// through the host build cache instead (once per key; later jobs find it finished) and steps 4–5
 /// read `<workRoot>/builds/<key>/DerivedData`.
 ///
-/// Never throws: problems come back in `XcodebuildJob.Outcome`. Host problems (wrong Xcode, missing
-/// runtime, wedged simulator, lost connection) are `infraError`, so the job moves to another host;
-/// a destination the plan got wrong becomes a `.buildError` event in `extraEvents` (red, not retried).
+/// The steps are those of the attempt machine (`AttemptMachine`: build, test, collect, cleanup;
+/// `XcodebuildJob+Steps.swift`), which sequences and judges them exactly as for SwiftPM jobs. Never
+/// throws: problems come back in `XcodebuildJob.Outcome`. Host problems (wrong Xcode, missing
+/// runtime, wedged simulator, lost connection) are a typed `failure` (`AttemptFailure`), so the job
+/// moves to another host; a destination the plan got wrong becomes a `.buildError` event in
+/// `extraEvents` (red, not retried).
 public struct XcodebuildJob: Sendable {
     /// What to run, from the planned job.
     public struct Input: Equatable, Sendable {
@@ -115,8 +118,10 @@ public struct XcodebuildJob: Sendable {
         public var scheme: String?
         /// The `.xctestrun` the tests ran from.
         public var xctestrun: String?
-        /// A host problem: the attempt is infra-failed and the job goes to another host.
+        /// A host problem a command of the driver raised (the text `failure` shows).
         public var infraError: RemoteShellError?
+        /// The attempt's infrastructure failure, typed (`AttemptMachine` judged it): the job goes to another host.
+        public var failure: AttemptFailure?
         /// Events to record after the streamed ones: the bundle's corrections, or a plan error.
         public var extraEvents: [TestEvent] = []
         /// Differences between the streamed output and the result bundle (each makes the attempt red).
@@ -129,12 +134,8 @@ public struct XcodebuildJob: Sendable {
         /// The host build cache's record of this attempt's build (with `cache`), for the event log.
         public var build: BuildRecord?
 
-        /// The attempt's end in the runner's terms: infra error text, or the test phase's deadline.
-        public var ended: AttemptEnded {
-            var timedOut: Phase?
-            if case .timedOut? = termination { timedOut = terminationPhase }
-            return AttemptEnded(termination: termination, infraError: infraError?.description, timedOutPhase: timedOut)
-        }
+        /// The attempt's end as the attempt machine judged it (termination, infra text, timed-out phase).
+        public var ended = AttemptEnded()
     }
 
     public var shell: any RemoteShell
@@ -144,6 +145,8 @@ public struct XcodebuildJob: Sendable {
     public var deadlines: Deadlines
     /// The host build cache (nil: an attempt with `needsBuild` builds into `derivedDataPath` itself).
     public var cache: XcodeCachedBuild?
+    /// Called when this attempt's build takes the host's build lock (it compiles: no cached build).
+    public var buildStarted: (@Sendable () -> Void)?
 
     public init(shell: any RemoteShell, directory: String, input: Input, deadlines: Deadlines, cache: XcodeCachedBuild? = nil) {
         self.shell = shell
@@ -153,232 +156,18 @@ public struct XcodebuildJob: Sendable {
         self.cache = cache
     }
 
-    private var hostName: String { shell.host.name }
+    var hostName: String { shell.host.name }
 
     /// The DerivedData the build goes into and the tests run from.
     public var derivedDataPath: String {
         input.derivedDataPath ?? XcodebuildDriver.join(directory, XcodebuildDriver.derivedDataName)
     }
 
-    /// Runs the whole sequence. `output` receives the output chunks of `build-for-testing` (when it
-    /// runs) and `test-without-building` (serially, in order); `progress` receives phase changes and notes.
-    public func run(output: @escaping @Sendable (OutputChunk) -> Void,
-                    progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
-        var outcome = Outcome()
-        guard let destination = parseDestination(&outcome) else { return outcome }
-
-        var simulator: SimulatorControl?
-        // Where the tests read the build, and whether this attempt compiled it.
-        var built = (derivedDataPath: derivedDataPath, here: input.needsBuild)
-        do {
-            // 1–3. Preparation and the build count as the build phase (preparation failures are infra).
-            progress(.phaseStarted(.build))
-            defer { progress(.phaseFinished(.build)) }
-            let identity = try await selectXcode(&outcome, progress: progress)
-            if input.needsBuild, let cache {
-                guard let b = try await cachedBuildStep(cache, destination, identity: identity, &outcome, output: output, progress: progress) else { return outcome }
-                built = b
-            } else if input.needsBuild {
-                guard try await buildStep(destination, &outcome, output: output, progress: progress) else { return outcome }
-            }
-            if destination.needsSimulator {
-                let control = SimulatorControl(developerDir: outcome.developerDir, host: hostName)
-                simulator = control
-                let (udid, created) = try await prepareSimulator(control, destination: destination, outcome: &outcome, progress: progress)
-                outcome.simulatorUDID = udid
-                outcome.createdSimulator = created
-            }
-        } catch let error as XcodeDestinationError {
-            outcome.extraEvents = [.buildError(file: nil, line: nil, message: "xcfleet: suite '\(input.suite.name)': \(error)")]
-            await cleanUp(simulator, outcome: &outcome, progress: progress)
-            return outcome
-        } catch is CancellationError {
-            outcome.termination = .cancelled
-            await cleanUp(simulator, outcome: &outcome, progress: progress)
-            return outcome
-        } catch {
-            outcome.infraError = asInfra(error, doing: "preparing the Xcode run")
-            if let sim = simulator, outcome.infraError?.message.hasPrefix("simulator wedged") == true {
-                _ = try? await capture(sim.shutdownAllCommand, deadlines.cleanup)
-            }
-            await cleanUp(simulator, outcome: &outcome, progress: progress)
-            return outcome
-        }
-
-        // 4. The .xctestrun, then xcodebuild test-without-building.
-        let driver = XcodebuildDriver(developerDir: outcome.developerDir)
-        let watcher = StreamWatcher()
-        do {
-            progress(.phaseStarted(.test))
-            defer { progress(.phaseFinished(.test)) }
-            guard let xctestrun = try await findXctestrun(destination, &outcome, derivedDataPath: built.derivedDataPath,
-                                                          builtHere: built.here, progress: progress) else {
-                await cleanUp(simulator, outcome: &outcome, progress: progress)
-                return outcome
-            }
-            let command = driver.testWithoutBuildingCommand(xctestrun: xctestrun, destination: destination.xcodebuildValue(udid: outcome.simulatorUDID),
-                                                            jobDirectory: directory, testTarget: input.testTarget, onlyTesting: input.onlyTesting,
-                                                            environment: input.testEnvironment)
-            progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
-            outcome.terminationPhase = .test
-            let termination = try await shell.run(command, in: directory, deadlines: deadlines.test) { chunk in
-                watcher.consume(chunk)
-                output(chunk)
-            }
-            outcome.termination = termination
-            if case .connectionLost(let why) = termination {
-                outcome.infraError = RemoteShellError(.connect, host: hostName, "connection lost during xcodebuild test-without-building: \(why)")
-            } else if let marker = watcher.wedgeMarker, simulator != nil {
-                outcome.infraError = RemoteShellError(.command, host: hostName, "simulator wedged during xcodebuild test-without-building (\"\(marker)\"); reset with `xcrun simctl shutdown all`")
-            }
-        } catch is CancellationError {
-            outcome.termination = .cancelled
-        } catch {
-            outcome.infraError = asInfra(error, doing: "running xcodebuild test-without-building")
-        }
-        if let sim = simulator, outcome.infraError?.message.hasPrefix("simulator wedged") == true {
-            _ = try? await capture(sim.shutdownAllCommand, deadlines.cleanup)
-        }
-
-        // 5. Result bundle (not after a lost connection or a cancellation: nothing reliable to read).
-        switch outcome.termination {
-        case .exited?, .signaled?, .timedOut?:
-            progress(.phaseStarted(.fetch))
-            await readBundle(streamed: watcher.events(), outcome: &outcome, progress: progress)
-            progress(.phaseFinished(.fetch))
-        case .connectionLost?, .cancelled?, nil:
-            break
-        }
-
-        // 6. Simulator cleanup.
-        await cleanUp(simulator, outcome: &outcome, progress: progress)
-        return outcome
-    }
-
-    /// The build alone, for the owner of a shared build (see the type's comment): toolchain, scheme,
-    /// `build-for-testing` into `derivedDataPath`. No simulator, no tests. A failed build comes back
-    /// as `termination` (phase `.build`) with a `.buildError` in `extraEvents`; a host problem as
-    /// `infraError`. `output` receives the build's output.
-    public func build(output: @escaping @Sendable (OutputChunk) -> Void,
-                      progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
-        var outcome = Outcome()
-        guard let destination = parseDestination(&outcome) else { return outcome }
-        progress(.phaseStarted(.build))
-        defer { progress(.phaseFinished(.build)) }
-        do {
-            try await selectXcode(&outcome, progress: progress)
-            _ = try await buildStep(destination, &outcome, output: output, progress: progress)
-        } catch is CancellationError {
-            outcome.termination = .cancelled
-        } catch {
-            outcome.infraError = asInfra(error, doing: "building for testing")
-        }
-        return outcome
-    }
-
-    // MARK: Steps
-
-    private func parseDestination(_ outcome: inout Outcome) -> XcodeDestination? {
-        do {
-            guard let text = input.suite.destination else { throw XcodeDestinationError(destination: "", problem: "the suite has no destination") }
-            return try XcodeDestination.parse(text)
-        } catch {
-            outcome.extraEvents = [.buildError(file: nil, line: nil, message: "xcfleet: suite '\(input.suite.name)': \(error)")]
-            return nil
-        }
-    }
-
-    /// Returns the chosen Xcode's toolchain identity (`XcodeCachedBuild.identity`).
-    @discardableResult
-    private func selectXcode(_ outcome: inout Outcome, progress: @Sendable (Progress) -> Void) async throws -> String {
-        let (developerDir, version, versionOutput) = try await selectXcode(progress: progress)
-        outcome.developerDir = developerDir
-        outcome.xcode = version
-        progress(.note("\(hostName): Xcode \(version)\(developerDir.map { " at \($0)" } ?? " (xcode-select)")"))
-        return XcodeCachedBuild.identity(versionOutput: versionOutput, developerDir: developerDir)
-    }
-
-    /// `xcodebuild -list -json` (scheme), then `build-for-testing` through the host build cache.
-    /// Returns the finished build's DerivedData and whether this attempt compiled it; nil after a
-    /// failed build (as `buildStep`). A cache that cannot be used is an infra error.
-    private func cachedBuildStep(_ cache: XcodeCachedBuild, _ destination: XcodeDestination, identity: String, _ outcome: inout Outcome,
-                                 output: @escaping @Sendable (OutputChunk) -> Void,
-                                 progress: @Sendable (Progress) -> Void) async throws -> (derivedDataPath: String, here: Bool)? {
-        let dev = outcome.developerDir
-        let list = try await capture(XcodebuildDriver(developerDir: dev).listCommand, deadlines.query)
-        let scheme = XcodebuildDriver.chooseScheme(listOutput: list.stdout, packageName: input.packageName, testTarget: input.testTarget)
-        outcome.scheme = scheme
-        let key = cache.key(toolchain: identity, scheme: scheme, destination: destination.buildValue, developerDir: dev)
-        let build = XcodeCachedBuild.buildForTesting(scheme: scheme, destination: destination.buildValue, developerDir: dev)
-        progress(.note("\(hostName): xcodebuild scheme \(scheme); build \(key.short) through the host build cache: \(XcodeCommandLine.render(build))"))
-        let scanner = BuildProtocolScanner()
-        let sawError = BuildErrorWatcher()
-        let started = Date()
-        let termination = try await shell.run(cache.command(toolchain: identity, scheme: scheme, destination: destination.buildValue, developerDir: dev),
-                                              in: directory, deadlines: deadlines.build) { chunk in
-            scanner.consume(chunk)
-            sawError.consume(chunk)
-            output(chunk)
-        }
-        if termination == .exited(BuildCacheScript.unusableStatus) {
-            throw RemoteShellError(.command, host: hostName, "build cache unusable: " + (scanner.problems.first ?? "see the attempt's log"))
-        }
-        guard try judgeBuild(termination, sawError, &outcome) else { return nil }
-        guard let record = scanner.record(host: hostName, key: key, started: started) else {
-            throw RemoteShellError(.command, host: hostName, "the build cache reported no build for \(key.short)")
-        }
-        outcome.build = record
-        if let why = record.untrusted { progress(.note("\(hostName): the build \(key.short) was not trusted (\(why)); rebuilt")) }
-        return (cache.derivedDataPath(key: key), record.origin != .cached)
-    }
-
-    /// `xcodebuild -list -json`, then `build-for-testing`. Returns whether the build succeeded; a
-    /// failed build leaves `termination` (phase `.build`) and a `.buildError` in `outcome`.
-    private func buildStep(_ destination: XcodeDestination, _ outcome: inout Outcome,
-                           output: @escaping @Sendable (OutputChunk) -> Void, progress: @Sendable (Progress) -> Void) async throws -> Bool {
-        let driver = XcodebuildDriver(developerDir: outcome.developerDir)
-        let list = try await capture(driver.listCommand, deadlines.query)
-        let scheme = XcodebuildDriver.chooseScheme(listOutput: list.stdout, packageName: input.packageName, testTarget: input.testTarget)
-        outcome.scheme = scheme
-        progress(.note("\(hostName): xcodebuild scheme \(scheme)"))
-        let command = driver.buildForTestingCommand(scheme: scheme, destination: destination.buildValue, derivedDataPath: derivedDataPath)
-        progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
-        let sawError = BuildErrorWatcher()
-        let termination = try await shell.run(command, in: directory, deadlines: deadlines.build) { chunk in
-            sawError.consume(chunk)
-            output(chunk)
-        }
-        return try judgeBuild(termination, sawError, &outcome)
-    }
-
-    /// How a `build-for-testing` ended: true when it succeeded; a failure leaves `termination` (phase
-    /// `.build`) and, without a parsed compiler error, a `.buildError`; a lost connection is infra.
-    private func judgeBuild(_ termination: CommandTermination, _ sawError: BuildErrorWatcher, _ outcome: inout Outcome) throws -> Bool {
-        switch termination {
-        case .exited(0):
-            return true
-        case .exited(let code):
-            outcome.termination = termination
-            outcome.terminationPhase = .build
-            if !sawError.found {
-                outcome.extraEvents.append(.buildError(file: nil, line: nil, message: "xcodebuild build-for-testing exited with status \(code)"))
-            }
-        case .connectionLost(let why):
-            throw RemoteShellError(.connect, host: hostName, "connection lost during xcodebuild build-for-testing: \(why)")
-        case .cancelled:
-            throw CancellationError()
-        case .timedOut, .signaled:
-            outcome.termination = termination
-            outcome.terminationPhase = .build
-        }
-        return false
-    }
-
     /// Lists `<DerivedData>/Build/Products` and picks the `.xctestrun`. None: after a build in this
     /// attempt a build error (the package built but produced no test run for this destination: red,
     /// not retried); from a build made earlier (the cache) an infra error (that build is unusable).
-    private func findXctestrun(_ destination: XcodeDestination, _ outcome: inout Outcome, derivedDataPath: String, builtHere: Bool,
-                               progress: @Sendable (Progress) -> Void) async throws -> String? {
+    func findXctestrun(_ destination: XcodeDestination, _ outcome: inout Outcome, derivedDataPath: String, builtHere: Bool,
+                       progress: @Sendable (Progress) -> Void) async throws -> Result<String, StepStop> {
         let products = XcodebuildDriver.productsPath(derivedDataPath: derivedDataPath)
         let listing = try await capture(XcodebuildDriver.productsListingCommand(derivedDataPath: derivedDataPath), deadlines.query)
         if case .connectionLost(let why) = listing.termination {
@@ -392,18 +181,16 @@ public struct XcodebuildJob: Sendable {
             let path = XcodebuildDriver.join(products, name)
             outcome.xctestrun = path
             progress(.note("\(hostName): testing from \(name)"))
-            return path
+            return .success(path)
         } catch let error as XctestrunError {
-            if builtHere {
-                outcome.extraEvents.append(.buildError(file: nil, line: nil, message: "xcfleet: \(error)"))
-            } else {
-                outcome.infraError = RemoteShellError(.command, host: hostName, "the cached build is unusable: \(error)")
-            }
-            return nil
+            if builtHere { return .failure(StepStop(.planError("xcfleet: \(error)"))) }
+            let infra = RemoteShellError(.command, host: hostName, "the cached build is unusable: \(error)")
+            outcome.infraError = infra
+            return .failure(StepStop(.failed(.host(infra.description))))
         }
     }
 
-    private func selectXcode(progress: @Sendable (Progress) -> Void) async throws -> (String?, XcodeVersion, String) {
+    func selectXcode(progress: @Sendable (Progress) -> Void) async throws -> (String?, XcodeVersion, String) {
         let toolchain = try XcodeToolchain.resolve(suite: input.suite, host: shell.host)
         var candidates: [String?]
         switch toolchain.selection {
@@ -433,7 +220,7 @@ public struct XcodebuildJob: Sendable {
         throw toolchain.noMatch(tried: tried)
     }
 
-    private func prepareSimulator(_ control: SimulatorControl, destination: XcodeDestination, outcome: inout Outcome,
+    func prepareSimulator(_ control: SimulatorControl, destination: XcodeDestination, outcome: inout Outcome,
                                   progress: @Sendable (Progress) -> Void) async throws -> (String, Bool) {
         let devices = try SimctlJSON.devices(Data(try await checked(control.listDevicesCommand).utf8))
         var types: [SimDeviceType] = []
@@ -465,7 +252,7 @@ public struct XcodebuildJob: Sendable {
         for (command, mayFail) in control.prepareCommands(udid: udid, existing: !created) {
             let r = try await capture(command, deadlines.query)
             if let marker = SimulatorControl.wedgeMarker(in: r.stdout + r.stderr) {
-                throw RemoteShellError(.command, host: hostName, "simulator wedged: `\(command.arguments.dropFirst().joined(separator: " "))` said \"\(marker)\"")
+                throw SimulatorWedged(host: hostName, "simulator wedged: `\(command.arguments.dropFirst().joined(separator: " "))` said \"\(marker)\"")
             }
             if !mayFail, r.termination != .exited(0) {
                 throw RemoteShellError(.command, host: hostName, "`\(command.arguments.joined(separator: " "))` ended with \(r.termination): \(r.stderr.prefix(300))")
@@ -475,21 +262,21 @@ public struct XcodebuildJob: Sendable {
         switch boot.termination {
         case .exited(0):
             if let marker = SimulatorControl.wedgeMarker(in: boot.stdout + boot.stderr) {
-                throw RemoteShellError(.command, host: hostName, "simulator wedged: bootstatus said \"\(marker)\"")
+                throw SimulatorWedged(host: hostName, "simulator wedged: bootstatus said \"\(marker)\"")
             }
             return (udid, created)
         case .timedOut:
-            throw RemoteShellError(.command, host: hostName, "simulator wedged: \(udid) did not finish booting within \(Int(deadlines.boot.total)) s")
+            throw SimulatorWedged(host: hostName, "simulator wedged: \(udid) did not finish booting within \(Int(deadlines.boot.total)) s")
         case .connectionLost(let why):
             throw RemoteShellError(.connect, host: hostName, "connection lost while booting the simulator: \(why)")
         case .cancelled:
             throw CancellationError()
         case .exited, .signaled:
-            throw RemoteShellError(.command, host: hostName, "simulator wedged: `simctl bootstatus` ended with \(boot.termination): \(boot.stderr.prefix(300))")
+            throw SimulatorWedged(host: hostName, "simulator wedged: `simctl bootstatus` ended with \(boot.termination): \(boot.stderr.prefix(300))")
         }
     }
 
-    private func readBundle(streamed: [TestEvent], outcome: inout Outcome, progress: @Sendable (Progress) -> Void) async {
+    func readBundle(streamed: [TestEvent], outcome: inout Outcome, progress: @Sendable (Progress) -> Void) async {
         let bundle = XcodebuildDriver(developerDir: outcome.developerDir).resultBundlePath(jobDirectory: directory)
         let dir = outcome.developerDir
         let modern = XCResultParser.hasTestResultsCommand(outcome.xcode)
@@ -524,9 +311,8 @@ public struct XcodebuildJob: Sendable {
 
     /// Shuts down (and deletes, if created) the job's simulator. Runs detached so a cancelled
     /// attempt still cleans up, each command under the cleanup deadline; failures become notes.
-    private func cleanUp(_ control: SimulatorControl?, outcome: inout Outcome, progress: @escaping @Sendable (Progress) -> Void) async {
+    func cleanUpSimulator(_ control: SimulatorControl?, outcome: Outcome, progress: @escaping @Sendable (Progress) -> Void) async {
         guard let control, let udid = outcome.simulatorUDID else { return }
-        progress(.phaseStarted(.cleanup))
         let commands = control.cleanupCommands(udid: udid, created: outcome.createdSimulator)
         let shell = self.shell
         let directory = self.directory
@@ -543,7 +329,6 @@ public struct XcodebuildJob: Sendable {
                 }
             }
         }.value
-        progress(.phaseFinished(.cleanup))
     }
 
     // MARK: Shell helpers
@@ -566,7 +351,7 @@ public struct XcodebuildJob: Sendable {
     func checked(_ command: ShellCommand, _ limits: CommandDeadlines? = nil) async throws -> String {
         let r = try await capture(command, limits ?? deadlines.query)
         if let marker = SimulatorControl.wedgeMarker(in: r.stderr) {
-            throw RemoteShellError(.command, host: hostName, "simulator wedged: `\(command.arguments.joined(separator: " "))` said \"\(marker)\"")
+            throw SimulatorWedged(host: hostName, "simulator wedged: `\(command.arguments.joined(separator: " "))` said \"\(marker)\"")
         }
         switch r.termination {
         case .exited(0): return r.stdout
@@ -577,15 +362,26 @@ public struct XcodebuildJob: Sendable {
         }
     }
 
-    private func asInfra(_ error: Error, doing what: String) -> RemoteShellError {
-        if let e = error as? RemoteShellError { return e }
-        if error is CancellationError { return RemoteShellError(.command, host: hostName, "cancelled while \(what)") }
-        return RemoteShellError(.command, host: hostName, "\(what): \(error)")
+    /// A thrown problem as the host error it shows and the typed failure the machine judges by.
+    func asInfra(_ error: Error, doing what: String) -> (RemoteShellError, AttemptFailure) {
+        if let w = error as? SimulatorWedged { return (w.error, .simulatorWedged(w.error.description)) }
+        let e: RemoteShellError
+        if let r = error as? RemoteShellError { e = r }
+        else if error is CancellationError { e = RemoteShellError(.command, host: hostName, "cancelled while \(what)") }
+        else { e = RemoteShellError(.command, host: hostName, "\(what): \(error)") }
+        return (e, e.kind == .connect ? .hostLost(e.description) : .host(e.description))
     }
 }
 
+/// A simulator that will not boot, install or launch: thrown by the steps, typed as
+/// `AttemptFailure.simulatorWedged` (the host error's text is what the reports show).
+struct SimulatorWedged: Error {
+    var error: RemoteShellError
+    init(host: String, _ message: String) { error = RemoteShellError(.command, host: host, message) }
+}
+
 /// Collects a command's output (bounded), from the shell's serial output callback.
-private final class CaptureSink: @unchecked Sendable {
+final class CaptureSink: @unchecked Sendable {
     private let lock = NSLock()
     private var out: [UInt8] = []
     private var err: [UInt8] = []
@@ -605,7 +401,7 @@ private final class CaptureSink: @unchecked Sendable {
 }
 
 /// Whether build output contained a compiler error line (then the parsed errors speak for the build).
-private final class BuildErrorWatcher: @unchecked Sendable {
+final class BuildErrorWatcher: @unchecked Sendable {
     private let lock = NSLock()
     private var parser = OutputParser()
     private var sawError = false
@@ -623,7 +419,7 @@ private final class BuildErrorWatcher: @unchecked Sendable {
 }
 
 /// Watches `xcodebuild test` output: parses it (for reconciliation) and looks for wedge markers.
-private final class StreamWatcher: @unchecked Sendable {
+final class StreamWatcher: @unchecked Sendable {
     private let lock = NSLock()
     private var parser = OutputParser()
     private var parsed: [TestEvent] = []

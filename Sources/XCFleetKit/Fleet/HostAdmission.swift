@@ -1,8 +1,10 @@
 import Foundation
 import XCFleetModel
 import XCFleetCore
+import XCFleetHostScripts
 
-/// Lets a host into a run before its first job: the health check, then the slot leases. The
+/// Lets a host into a run before its first job: the health check, then the slot leases, in one
+/// round trip (the first lease request is chained after the probe on the same exec channel). The
 /// runner calls it once per host (static or provisioned) with a shell it opened for the host, and
 /// turns the outcome into `Scheduler.hostJoined` or `Scheduler.hostSetAside`.
 public enum HostAdmission {
@@ -19,13 +21,33 @@ public enum HostAdmission {
     public static func admit(_ host: HostSpec, shell: any RemoteShell, runID: String, leases: HostLeaseManager,
                              minimumFreeBytes: Int64 = HostHealth.defaultMinimumFreeBytes,
                              waitForSlots: Double = 0) async -> Outcome {
-        let health = await HostHealth.check(shell: shell, host: host, minimumFreeBytes: minimumFreeBytes)
-        if let reason = health.reason { return .setAside(reason: "unhealthy: \(reason)") }
+        // One round trip: the probe, then the first lease request on the same exec channel.
+        let first: ShellCommand
+        let heldBefore = await leases.heldSlots(host: host.name)
+        do { first = try await leases.acquireCommand(shell: shell, slots: host.slots, runID: runID) } catch {
+            return .setAside(reason: "\(error)")
+        }
+        // The lease request runs only when the work root and the lease folder are private (as the
+        // probe also judges): no slot is taken in a folder others could write.
+        let guarded = ShellCommand(["sh", "-c", WorkRootSafety.shellFunctions + "xcf_private \"$1\" && xcf_private \"$2\" || exit 97; shift 2; exec \"$@\"",
+                                    "sh", host.workRoot, HostLeaseManager.leaseRoot(host)] + first.arguments)
+        let (health, reply) = await HostHealth.check(shell: shell, host: host, minimumFreeBytes: minimumFreeBytes, then: guarded)
+        if let reason = health.reason {
+            // Slots the chained request took on a host this run did not hold go back at once (a
+            // host re-admitted after probation keeps the leases it holds).
+            if let reply, heldBefore.isEmpty {
+                _ = try? await leases.acquireReporting(shell: shell, slots: host.slots, runID: runID, firstReply: reply)
+                await leases.release(host: host.name)
+            }
+            return .setAside(reason: "unhealthy: \(reason)")
+        }
         var acquisition: LeaseAcquisition
         let giveUp = Date().addingTimeInterval(waitForSlots)
+        var firstReply = reply
         while true {
             do {
-                acquisition = try await leases.acquireReporting(shell: shell, slots: host.slots, runID: runID)
+                acquisition = try await leases.acquireReporting(shell: shell, slots: host.slots, runID: runID, firstReply: firstReply)
+                firstReply = nil
             } catch {
                 return .setAside(reason: "\(error)")
             }

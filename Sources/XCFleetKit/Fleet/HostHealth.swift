@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 import XCFleetCore
 import XCFleetHostScripts
@@ -30,6 +31,8 @@ public enum HostHealth {
         public var latencyMs: Double? = nil
         /// Every check, passed or failed, as `hosts check` shows them.
         public var checks: [HostProbe.Check] = []
+        /// Keys of the finished builds in the host's build cache (`HostProbe.Facts.builds`).
+        public var cachedBuildKeys: [String] = []
 
         public var isHealthy: Bool { problems.isEmpty }
         /// The problems in one line, for "host set aside: unhealthy: …".
@@ -41,23 +44,59 @@ public enum HostHealth {
     /// Runs the probe. Never throws: a shell failure is an unhealthy result with the reason.
     public static func check(shell: any RemoteShell, host: HostSpec, minimumFreeBytes: Int64 = defaultMinimumFreeBytes,
                              deadlines: CommandDeadlines = CommandDeadlines(total: 60, silence: 60)) async -> Result {
-        let sink = OutputSink(limit: 64 << 10)
+        await check(shell: shell, host: host, minimumFreeBytes: minimumFreeBytes, deadlines: deadlines, then: nil).health
+    }
+
+    /// What a command chained after the probe (in the same round trip) printed and how it ended.
+    public struct ChainedReply: Equatable, Sendable {
+        public var termination: CommandTermination
+        public var stdout: String
+        public var stderrTail: String
+    }
+
+    /// The probe with `then` run after it on the same exec channel — one round trip for admission's
+    /// health check and slot leases. The reply is nil when `then` did not run (the probe's shell
+    /// failed or was cut short).
+    public static func check(shell: any RemoteShell, host: HostSpec, minimumFreeBytes: Int64 = defaultMinimumFreeBytes,
+                             deadlines: CommandDeadlines = CommandDeadlines(total: 60, silence: 60),
+                             then: ShellCommand?) async -> (health: Result, reply: ChainedReply?) {
+        let sink = OutputSink(limit: 1 << 20)
         let firstByte = FirstByteClock()
+        let probe = HostProbeScript.command(for: host)
+        let command = then.map { ShellCommand(["sh", "-c", ShellQuote.join(probe.arguments) + "; s=$?; echo; echo \"\(chainMarker) $s\"; "
+                                                  + ShellQuote.join($0.arguments)]) } ?? probe
+        let termination: CommandTermination
         do {
-            let termination = try await shell.run(HostProbeScript.command(for: host), in: "/", deadlines: deadlines) { chunk in
+            termination = try await shell.run(command, in: "/", deadlines: deadlines) { chunk in
                 firstByte.mark()
                 sink.add(chunk)
             }
-            guard termination == .exited(0) else {
-                return failed(host, check: "output", "health check command \(CommandProvisioner.ending(termination, deadlines: deadlines)): \(sink.stderrTail)")
-            }
         } catch {
-            return failed(host, check: "probe", "unreachable: \(error)")
+            return (failed(host, check: "probe", "unreachable: \(error)"), nil)
         }
-        var facts = HostProbe.parse(sink.stdoutText)
+        var stdout = sink.stdoutText
+        var probeEnd = termination
+        var reply: ChainedReply?
+        if then != nil {
+            guard let marker = stdout.range(of: "\n" + chainMarker + " ") else {
+                return (failed(host, check: "output", "health check command \(CommandProvisioner.ending(termination, deadlines: deadlines)): \(sink.stderrTail)"), nil)
+            }
+            let rest = stdout[marker.upperBound...]
+            let statusText = rest.prefix { $0 != "\n" }
+            probeEnd = .exited(Int32(statusText) ?? -1)
+            reply = ChainedReply(termination: termination, stdout: String(rest.dropFirst(statusText.count).drop { $0 == "\n" }), stderrTail: sink.stderrTail)
+            stdout = String(stdout[..<marker.lowerBound]) + "\n"
+        }
+        guard probeEnd == .exited(0) else {
+            return (failed(host, check: "output", "health check command \(CommandProvisioner.ending(probeEnd, deadlines: deadlines)): \(sink.stderrTail)"), reply)
+        }
+        var facts = HostProbe.parse(stdout)
         facts.latencyMs = firstByte.milliseconds
-        return result(facts, host: host, minimumFreeBytes: minimumFreeBytes)
+        return (result(facts, host: host, minimumFreeBytes: minimumFreeBytes), reply)
     }
+
+    /// Separates the probe's output from the chained command's (the probe's exit status follows).
+    static let chainMarker = "@@xcfleet-chained"
 
     /// Judges recorded probe output (pure).
     static func evaluate(output: String, host: HostSpec, minimumFreeBytes: Int64) -> Result {
@@ -74,6 +113,7 @@ public enum HostHealth {
         r.freeBytes = HostProbe.freeBytes(facts)
         r.cpu = HostProbe.cpu(facts)
         r.latencyMs = facts.latencyMs
+        r.cachedBuildKeys = facts.builds
         if let first = HostProbe.toolchainVersion(facts), let lines = facts.toolchain?.lines {
             r.toolchain = first
             r.toolchainIdentity = ToolchainIdentity.text(system: facts.system ?? "", versionLines: lines, developerDir: host.toolchain.developerDir)

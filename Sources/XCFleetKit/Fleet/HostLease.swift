@@ -124,10 +124,10 @@ public actor HostLeaseManager {
         try await acquireReporting(shell: shell, slots: slots, runID: runID).slots
     }
 
-    /// `acquire`, with what was busy and what was reclaimed (for the run log).
-    public func acquireReporting(shell: any RemoteShell, slots: Int, runID: String) async throws -> LeaseAcquisition {
+    /// The first acquire command for `shell`'s host (this run's lease there is named now), to run
+    /// in the same round trip as the health check; its reply goes to `acquireReporting(…, firstReply:)`.
+    public func acquireCommand(shell: any RemoteShell, slots: Int, runID: String) throws -> ShellCommand {
         let host = shell.host.name
-        let want = min(max(0, slots), 1024)
         let root = Self.leaseRoot(shell.host)
         guard root.hasPrefix("/") else {
             throw HostLeaseError(host: host, "the work root \"\(shell.host.workRoot)\" must be an absolute path")
@@ -135,10 +135,27 @@ public actor HostLeaseManager {
         let run = HostLeaseScript.clean(runID)
         let lease = held[host]?.lease ?? HostLeaseScript.clean("\(holder.hostname)-\(holder.pid)-\(UUID().uuidString.lowercased())")
         if held[host] == nil { held[host] = Held(shell: shell, runID: run, lease: lease, slots: [], root: root) }
+        return HostLeaseScript.acquire(root: root, want: min(max(0, slots), 1024), runID: run, lease: lease, holder: holder,
+                                       ttl: Int(ttl.rounded(.up)), deadLeases: [])
+    }
+
+    /// `acquire`, with what was busy and what was reclaimed (for the run log). `firstReply`: the
+    /// reply of `acquireCommand` when it already ran (chained after the health check).
+    public func acquireReporting(shell: any RemoteShell, slots: Int, runID: String,
+                                 firstReply: HostHealth.ChainedReply? = nil) async throws -> LeaseAcquisition {
+        let host = shell.host.name
+        let want = min(max(0, slots), 1024)
+        let first = try acquireCommand(shell: shell, slots: slots, runID: runID)
+        let root = Self.leaseRoot(shell.host)
+        let run = HostLeaseScript.clean(runID)
+        guard let lease = held[host]?.lease else { throw HostLeaseError(host: host, "no lease") }
         let ttlSeconds = Int(ttl.rounded(.up))
-        var lines = try await Self.perform(HostLeaseScript.acquire(root: root, want: want, runID: run, lease: lease, holder: holder,
-                                                                   ttl: ttlSeconds, deadLeases: []),
-                                           on: shell, deadlines: commandDeadlines)
+        var lines: [[String]]
+        if let firstReply {
+            lines = try Self.replyLines(host: host, termination: firstReply.termination, stdout: firstReply.stdout, stderrTail: firstReply.stderrTail)
+        } else {
+            lines = try await Self.perform(first, on: shell, deadlines: commandDeadlines)
+        }
         // Holders on this machine whose process is gone are stale at once: name them and try again.
         let dead = Set(lines.compactMap { line -> String? in
             guard line.first == "busy", line.count >= 6, line[4] == holder.hostname,
@@ -312,12 +329,17 @@ public actor HostLeaseManager {
         } catch {
             throw HostLeaseError(host: host, "\(error)")
         }
-        let lines = sink.stdoutText.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        return try replyLines(host: host, termination: termination, stdout: sink.stdoutText, stderrTail: sink.stderrTail)
+    }
+
+    /// A lease command's reply lines split at tabs; a `fatal` line or a failed command throws.
+    static func replyLines(host: String, termination: CommandTermination, stdout: String, stderrTail: String) throws -> [[String]] {
+        let lines = stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         if let fatal = lines.first(where: { $0.first == "fatal" }) {
             throw HostLeaseError(host: host, fatal.dropFirst().joined(separator: " "))
         }
         guard termination == .exited(0) else {
-            throw HostLeaseError(host: host, "lease command ended \(termination): \(sink.stderrTail)")
+            throw HostLeaseError(host: host, "lease command ended \(termination): \(stderrTail)")
         }
         return lines
     }

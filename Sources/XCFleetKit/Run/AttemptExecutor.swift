@@ -39,164 +39,99 @@ struct AttemptExecutor: Sendable {
     /// The builds xcfleet made per host, shared by the run's attempts: what a cached build must match.
     var buildTrust = BuildTrust()
 
-    /// Runs the attempt (its end is in the event log) and returns the outcome the scheduler needs.
+    /// Called when the attempt's build takes the host's build lock (it compiles: nothing cached).
+    var buildStarted: (@Sendable () -> Void)? = nil
+
+    /// Runs the attempt through the `AttemptMachine` (its end is in the event log) and returns the
+    /// outcome the scheduler needs. The job's source decides the steps; this loop only performs them.
     func execute() async -> Scheduler.AttemptOutcome {
-        let timeouts = job.spec.timeouts
         let collector = EventCollector(ref: ref, log: log, secrets: log.secrets + shell.host.secrets,
                                        logsDirectory: logsDirectory, logName: AttemptExecutor.logName(ref))
         defer { collector.close() }
-        var directory: String?
-        var ended = AttemptEnded()
-
-        func phase<T>(_ p: Phase, _ body: () async throws -> T) async rethrows -> T {
-            log.append(.phaseStarted(ref, phase: p))
-            defer { log.append(.phaseFinished(ref, phase: p)) }
-            return try await body()
-        }
-
-        do {
-            let dir = try await phase(.push) { () async throws -> String in
-                let dir = try await withDeadline(timeouts.push, phase: .push, host: shell.host.name) { try await shell.makeJobDirectory(jobID: ref.jobID) }
-                let outcome = try await withDeadline(timeouts.push, phase: .push, host: shell.host.name) { try await shell.push(job.workspace, to: dir) }
-                switch outcome {
-                case .pushed(let bytes): log.append(.note("\(ref.jobID) attempt \(ref.attempt): pushed \(bytes) bytes to \(shell.host.name)"))
-                case .unchanged: log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(shell.host.name) already had this package"))
-                }
-                return dir
+        var machine = AttemptMachine(AttemptMachine.Plan(source: job.source, host: shell.host.name, cleanupSeconds: job.spec.timeouts.cleanup,
+                                                         cleanupAfterLostConnectionSeconds: Self.cleanupAfterLostConnection))
+        let steps = DriverSteps(job.source.driver, executor: self, collector: collector)
+        let ended = await driveAttempt(&machine, perform: { step in
+            if step == .push { return await push(steps) }
+            return (await steps.perform(step), nil)
+        }, cleanUp: { directory, seconds in
+            await steps.cleanUp()
+            if let directory { await removeJobDirectory(directory, seconds: seconds) }
+        }, note: { action in
+            switch action {
+            case .phaseStarted(let p): log.append(.phaseStarted(ref, phase: p))
+            case .phaseFinished(let p): log.append(.phaseFinished(ref, phase: p))
+            case .recordHostPath(let dir): log.append(.hostPaths(ref, prefixes: [dir]))
+            case .recordBuildError(let message): collector.inject(.buildError(file: nil, line: nil, message: message))
+            case .resetSimulators: await steps.resetSimulators()
+            case .finish, .perform, .cleanUp: break
             }
-            directory = dir
-            log.append(.hostPaths(ref, prefixes: [dir]))
-            if job.spec.destination != nil {
-                // Apple hosts: toolchain check, build-for-testing once per key through the host build
-                // cache, simulator, test-without-building, xcresult (see XcodebuildJob, XcodeCachedBuild).
-                var cache = XcodeCachedBuild(workspace: job.workspace, workRoot: shell.host.workRoot,
-                                             limits: shell.host.cache ?? CacheLimits(), jobDirectory: dir)
-                cache.trusted = buildTrust.digests(host: shell.host.name)
-                let xcode = XcodebuildJob(shell: shell, directory: dir, input: XcodebuildJob.Input(job: job),
-                                          deadlines: XcodebuildJob.Deadlines(timeouts: timeouts), cache: cache)
-                let outcome = await xcode.run(output: { collector.consume($0) }, progress: { p in
-                    switch p {
-                    case .phaseStarted(let ph): log.append(.phaseStarted(ref, phase: ph))
-                    case .phaseFinished(let ph): log.append(.phaseFinished(ref, phase: ph))
-                    case .note(let text): log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(text)"))
-                    }
-                })
-                collector.finishStream()
-                if let record = outcome.build {
-                    buildTrust.record(record)
-                    log.append(.build(ref, record))
-                }
-                for e in outcome.extraEvents { collector.inject(e) }
-                ended = outcome.ended
-            } else {
-                // Build through the host's build cache (docs/builds.md), then run the cached test product.
-                let cached = SwiftPMCachedBuild(job: job, shell: shell, directory: dir, driver: driver)
-                let scanner = BuildProtocolScanner()
-                phases: for p in [Phase.build, .test] {
-                    let termination = try await phase(p) { () async throws -> CommandTermination in
-                        let command: ShellCommand
-                        if p == .build {
-                            let identity = try await toolchains.identity(for: shell)
-                            command = cached.buildCommand(toolchain: identity, trusted: buildTrust.digests(host: shell.host.name))
-                        } else {
-                            command = try cached.testCommand(products: scanner.products, toolchain: try await toolchains.identity(for: shell))
-                        }
-                        let started = Date()
-                        let t = try await shell.run(record?.wrap(command) ?? command, in: dir, deadlines: CommandDeadlines(total: p == .build ? timeouts.build : timeouts.test,
-                                                                                             silence: timeouts.silence)) { chunk in
-                            if p == .build { scanner.consume(chunk) }
-                            collector.consume(chunk)
-                        }
-                        if p == .build, t == .exited(0) {
-                            let identity = try await toolchains.identity(for: shell)
-                            if let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
-                                buildTrust.record(record)
-                                log.append(.build(ref, record))
-                                if let why = record.untrusted {
-                                    log.append(.note("\(ref.jobID) attempt \(ref.attempt): the build \(record.key.prefix(12)) on \(shell.host.name) was not trusted (\(why)); rebuilt"))
-                                }
-                            }
-                        }
-                        return t
-                    }
-                    collector.finishStream()
-                    ended.termination = termination
-                    switch termination {
-                    case .exited(0):
-                        continue phases
-                    case .exited(BuildCacheScript.unusableStatus) where p == .build:
-                        ended.infraError = "build cache on \(shell.host.name) unusable: " + (scanner.problems.first ?? "see the attempt's log")
-                    case .timedOut:
-                        ended.timedOutPhase = p
-                    case .connectionLost(let why):
-                        ended.infraError = "connection to \(shell.host.name) lost during \(p.rawValue): \(why)"
-                    case .exited(let code) where p == .build:
-                        if !collector.events.contains(where: { if case .buildError = $0 { return true } else { return false } }) {
-                            collector.inject(.buildError(file: nil, line: nil, message: "swift build exited with status \(code)"))
-                        }
-                    case .signaled("SIGKILL"):
-                        // Nothing in a test run sends SIGKILL itself: the host did (OOM killer, reboot, an operator).
-                        ended.infraError = "\(p.rawValue) process on \(shell.host.name) was killed by the host (SIGKILL)"
-                    case .cancelled, .exited, .signaled:
-                        break
-                    }
-                    break phases
-                }
-            }
-        } catch let error as RemoteShellError {
-            if error.kind == .timeout { ended.timedOutPhase = .push }
-            ended.infraError = error.description
-        } catch is CancellationError {
-            ended.termination = .cancelled
-        } catch {
-            ended.infraError = "\(shell.host.name): \(error)"
-        }
-
-        if let dir = directory {
-            // After a lost connection the host may be unreachable: a reconnect would hang until the
-            // connect deadline and hold back the rerun elsewhere, so it gets a few seconds only.
-            var lost = false
-            if case .connectionLost? = ended.termination { lost = true }
-            let limit = lost ? min(timeouts.cleanup, Self.cleanupAfterLostConnection) : timeouts.cleanup
-            await phase(.cleanup) {
-                do {
-                    // Cleanup runs even when the attempt was cancelled (Ctrl-C): detached, so it
-                    // does not inherit the cancellation, but still under its own deadline.
-                    let shell = self.shell
-                    let record = self.record
-                    try await Task.detached {
-                        try await withDeadline(limit, phase: .cleanup, host: shell.host.name) {
-                            // Leftovers of the attempt's process group first (a lost connection
-                            // could not kill it), then the folder; the record goes with them.
-                            if let record {
-                                let lines = try await HostLeaseManager.perform(ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token),
-                                                                               on: shell, deadlines: CommandDeadlines(total: limit, silence: limit))
-                                for case .ignored(let token, let why) in ProcessRecordReport.reports(in: lines) {
-                                    log.append(.note("\(shell.host.name): ignored the process record \(token): \(why)"))
-                                }
-                            }
-                            try await shell.removeJobDirectory(dir)
-                        }
-                    }.value
-                } catch {
-                    log.append(.note("\(ref.jobID) attempt \(ref.attempt): cleanup on \(shell.host.name) failed: \(error)"))
-                }
-            }
-        }
+        })
         log.append(.attemptEnded(ref, ended))
-
         let report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
         let problems = Verdict.problems(of: report, expected: job.planned.expectedTests, quarantined: quarantined)
-        let outcome: Scheduler.AttemptOutcome
-        if let infra = ended.infraError { outcome = .infraFailure(infra) }
-        else if let phase = ended.timedOutPhase {
-            // A deadline in connect or push is the host's fault: rerun elsewhere.
-            outcome = phase == .push || phase == .connect ? .infraFailure("\(phase.rawValue) deadline expired") : .timedOut(phase: phase)
+        return machine.outcome(testsPassed: problems.isEmpty)
+    }
+
+    /// The push step: a fresh job directory with the workspace in it. On a warm SSH host the
+    /// driver's build (a cache check, usually) runs in the same round trip (`RemoteShell.prepareJob`).
+    private func push(_ steps: DriverSteps) async -> (AttemptMachine.StepResult, createdDirectory: String?) {
+        let timeouts = job.spec.timeouts
+        let created = CreatedDirectory()
+        let chain = await steps.chainedBuild()
+        let then: @Sendable (String) throws -> ShellCommand? = chain?.command ?? { @Sendable _ in nil }
+        let output: @Sendable (OutputChunk) -> Void = chain?.output ?? { @Sendable _ in }
+        do {
+            let prepared = try await shell.prepareJob(jobID: ref.jobID, workspace: job.workspace, pushSeconds: timeouts.push,
+                                                      directoryCreated: { created.path = $0 }, then: then,
+                                                      deadlines: CommandDeadlines(total: timeouts.build, silence: timeouts.silence),
+                                                      output: output)
+            switch prepared.push {
+            case .pushed(let bytes): log.append(.note("\(ref.jobID) attempt \(ref.attempt): pushed \(bytes) bytes to \(shell.host.name)"))
+            case .unchanged: log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(shell.host.name) already had this package"))
+            }
+            steps.use(directory: prepared.directory)
+            if let built = prepared.chained { steps.chainedBuildEnded(built) }
+            return (.pushed(directory: prepared.directory), prepared.directory)
+        } catch let error as RemoteShellError {
+            return (.failed(error.kind == .connect ? .hostLost(error.description) : .host(error.description), timedOut: error.kind == .timeout), created.path)
+        } catch is CancellationError {
+            return (.cancelled, created.path)
+        } catch {
+            return (.failed(.host("\(shell.host.name): \(error)")), created.path)
         }
-        else if ended.termination == .cancelled { outcome = .infraFailure("cancelled") }
-        else if problems.isEmpty { outcome = .passed }
-        else { outcome = .testsFailed }
-        return outcome
+    }
+
+    /// Leftovers of the attempt's process group first (a lost connection could not kill it), then
+    /// the folder; the record goes with them. Runs even when the attempt was cancelled (Ctrl-C):
+    /// detached, so it does not inherit the cancellation, but still under its own deadline.
+    private func removeJobDirectory(_ dir: String, seconds limit: Double) async {
+        let shell = self.shell
+        let record = self.record
+        let log = self.log
+        do {
+            try await Task.detached {
+                try await withDeadline(limit, phase: .cleanup, host: shell.host.name) {
+                    guard let record else { return try await shell.removeJobDirectory(dir) }
+                    // One round trip where the transport can: the record's leftovers, then the folder.
+                    let sink = OutputSink(limit: 1 << 20)
+                    let finish = ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token)
+                    let termination = try await shell.finishAndRemoveJobDirectory(dir, finish: finish, deadlines: CommandDeadlines(total: limit, silence: limit)) { sink.add($0) }
+                    let lines = sink.stdoutText.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+                    for case .ignored(let token, let why) in ProcessRecordReport.reports(in: lines) {
+                        log.append(.note("\(shell.host.name): ignored the process record \(token): \(why)"))
+                    }
+                    if let fatal = lines.first(where: { $0.first == "fatal" }) {
+                        throw HostLeaseError(host: shell.host.name, fatal.dropFirst().joined(separator: " "))
+                    }
+                    guard termination == .exited(0) else {
+                        throw HostLeaseError(host: shell.host.name, "the process record's finish ended \(termination): \(sink.stderrTail)")
+                    }
+                }
+            }.value
+        } catch {
+            log.append(.note("\(ref.jobID) attempt \(ref.attempt): cleanup on \(shell.host.name) failed: \(error)"))
+        }
     }
 
     /// Seconds the job directory's removal may take after the connection was lost (then it is left).
@@ -206,6 +141,16 @@ struct AttemptExecutor: Sendable {
     /// so jobs `a.b` and `a_b` never share a log.
     static func logName(_ ref: AttemptRef) -> String {
         SafePath.encodedComponent(ref.jobID) + "-a\(ref.attempt).log"
+    }
+}
+
+/// The job directory a push made, told from the shell's callback.
+private final class CreatedDirectory: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: String?
+    var path: String? {
+        get { lock.lock(); defer { lock.unlock() }; return value }
+        set { lock.lock(); value = newValue; lock.unlock() }
     }
 }
 

@@ -6,13 +6,32 @@ import XCFleetCore
 public struct PlannedJob: Sendable {
     public var planned: JobPlanned
     public var spec: SuiteSpec
-    public var workspace: Workspace
+    /// What the job pushes, builds and tests (`JobSource`): the attempt machine's input.
+    public var source: JobSource
+    /// The source's files.
+    public var workspace: Workspace {
+        get { source.workspace }
+        set { source.workspace = newValue }
+    }
     /// Tests this job runs when it is one shard of a suite (`nil`: the whole suite).
     public var filter: [String]?
     /// Capabilities a host needs (plan `requires` + the template's own).
     public var requires: [String]
     /// Where the workspace's files came from (recorded in the event log before the job runs).
     public var sourceMap: SourceMap?
+
+    /// `origin` nil: a package rendered from the suite's template. The driver follows the suite's
+    /// destination (Xcode) or its absence (SwiftPM).
+    public init(planned: JobPlanned, spec: SuiteSpec, workspace: Workspace, filter: [String]?, requires: [String],
+                sourceMap: SourceMap? = nil, origin: JobSource.Origin? = nil) {
+        self.planned = planned
+        self.spec = spec
+        self.source = JobSource(origin: origin ?? .template(spec.template), workspace: workspace,
+                                driver: spec.destination.map { .xcodebuild(destination: $0) } ?? .swiftPM)
+        self.filter = filter
+        self.requires = requires
+        self.sourceMap = sourceMap
+    }
 }
 
 /// Turns a plan into jobs: suite × shard × repetition, plus one job per mutant when asked.

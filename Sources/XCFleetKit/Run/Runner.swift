@@ -158,8 +158,12 @@ actor RunCoordinator {
     private var admissionTimeouts: PhaseTimeouts = .defaults
     /// The fleet's `minFreeDiskBytes` (or the default), held against every host at admission.
     private var minimumFreeBytes = HostProbe.defaultMinimumFreeBytes
-    /// Hosts being probed (on probation, or set aside as unreachable) → the probing task.
-    private var recovering: [String: Task<Void, Never>] = [:]
+    /// Hosts being probed (on probation, or set aside as unreachable) → the waiting or probing task.
+    var recovering: [String: Task<Void, Never>] = [:]
+    /// Each host's probation, backoff and set-aside (`HostRecovery`).
+    var recoveries: [String: HostRecovery] = [:]
+    /// Hosts whose probe passed, as the scheduler will know them when they join again.
+    var rejoining: [String: SchedulerHost] = [:]
     /// Running attempts: job id → host and process-record token.
     private var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
@@ -240,6 +244,7 @@ actor RunCoordinator {
         // Probes of hosts that were lost stop with the run (a probe that still ends logs nothing: `finished`).
         for probe in recovering.values { probe.cancel() }
         recovering = [:]
+        for host in recoveries.keys { _ = recoveries[host]?.stop() }
         // Release in every case (normal end, error, interrupt): leases first, then hosts we created.
         for (host, problem) in await leases.release().sorted(by: { $0.key < $1.key }) {
             log.append(.note("releasing the slot lease on \(host) failed: \(problem)"))
@@ -286,9 +291,13 @@ actor RunCoordinator {
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
             for r in acquisition.reaped { log.append(.note("\(host.name): reaped the process record of a dead run: \(r)")) }
             for r in acquisition.ignored { log.append(.note("\(host.name): ignored the process record \(r)")) }
-            noteCachedBuilds(on: host.name, keys: Self.cachedBuildKeys(acquisition))
+            noteCachedBuilds(on: host.name, keys: schedulerBuildKeys(cached: health.cachedBuildKeys, shell: shell, toolchain: health.toolchainIdentity))
             log.append(.note("\(host.name): admitted with \(leaseSlots.count) slot(s) (leases \(leaseSlots.map(String.init).joined(separator: ",")))"))
             apply(scheduler.hostJoined(schedulerHost))
+            // Heartbeats from the first admitted host on: another host may wait for slots for
+            // minutes, and a lease left without heartbeats past its TTL would be reclaimed (and its
+            // running attempt's process group reaped) by the next request on a shared work root.
+            await leases.startHeartbeats()
         case .setAside(let reason):
             await shell.close()
             setAside(host.name, reason: reason)
@@ -311,6 +320,8 @@ actor RunCoordinator {
     private func finish() {
         guard !finished else { return }
         finished = true
+        // Every job has its final state: a host still waiting for a slot (or being provisioned) is not needed.
+        admissionTask?.cancel()
         waiter?.resume()
         waiter = nil
     }
@@ -351,6 +362,10 @@ actor RunCoordinator {
                 executor.toolchains = self.toolchains
                 executor.buildTrust = self.buildTrust
                 executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
+                if let key = self.scheduledBuildKey(jobID) {
+                    // The build took the host's build lock: other jobs of the key wait for it there.
+                    executor.buildStarted = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: true) } }
+                }
                 outcome = await executor.execute()
                 if let key = self.scheduledBuildKey(jobID) {
                     var built = false
@@ -359,15 +374,18 @@ actor RunCoordinator {
                 }
                 // After an infrastructure failure the connection may be broken: reconnect next time,
                 // and no new attempt goes to the host until a fresh health check passes there.
-                if case .infraFailure(let why) = outcome {
+                if case .infraFailure(let failure) = outcome {
                     await self.dropShell(host: hostName, slot: slot, shell: shell)
-                    self.suspect(hostName, reason: why)
+                    if failure.suspectsHost { self.suspect(hostName, reason: failure.description) }
                 }
             } catch {
-                let message = (error as? RemoteShellError)?.description ?? "\(hostName): \(error)"
-                log.append(.attemptEnded(ref, AttemptEnded(infraError: message)))
-                outcome = .infraFailure(message)
-                self.suspect(hostName, reason: message)
+                let failure: AttemptFailure
+                if let e = error as? RemoteShellError { failure = e.kind == .connect || e.kind == .timeout ? .hostLost(e.description) : .host(e.description) }
+                else if error is CancellationError { failure = .cancelled }
+                else { failure = .host("\(hostName): \(error)") }
+                log.append(.attemptEnded(ref, AttemptEnded(infraError: failure.description)))
+                outcome = .infraFailure(failure)
+                if failure.suspectsHost { self.suspect(hostName, reason: failure.description) }
             }
             self.attemptFinished(ref: ref, outcome: outcome)
         }
@@ -401,18 +419,20 @@ actor RunCoordinator {
     }
 }
 
-// MARK: - Builds: what the scheduler needs to know; nil/empty until the host build cache lands
+// MARK: - Builds: what the scheduler needs to know
 
 extension RunCoordinator {
     /// Each SwiftPM job's build for the scheduler: a host-independent key over the package's build
     /// inputs (the toolchain part of the real key is the same for every job on one host), the
     /// unmutated gate's key as the base of its mutants, and costs from the history's recorded builds
-    /// or the defaults (`BuildCostEstimate`: cold 30 s, incremental 5 s, cached 0.5 s). Xcode jobs get none yet.
+    /// or the defaults (`BuildCostEstimate`: cold 30 s, incremental 5 s, cached 0.5 s). Xcode jobs' keys
+    /// include their destination.
     static func builds(for planned: [PlannedJob], costs: BuildCostEstimate = .defaults) -> [String: SchedulerJob.Build] {
         var keys: [String: String] = [:]
         var gateKey: [String: String] = [:]
-        for job in planned where job.spec.destination == nil {
-            let key = BuildKey.compute(workspace: job.workspace, toolchain: "", destination: nil, buildCommand: []).hex
+        for job in planned {
+            // The destination is part of an Xcode job's key: one package built for two platforms is two builds.
+            let key = BuildKey.compute(workspace: job.workspace, toolchain: "", destination: job.source.destination, buildCommand: []).hex
             keys[job.planned.jobID] = key
             if job.planned.mutant == nil, gateKey[job.planned.suite] == nil { gateKey[job.planned.suite] = key }
         }
@@ -426,9 +446,21 @@ extension RunCoordinator {
         return out
     }
 
-    /// Build keys a host holds complete builds of, as admission found them (`<workRoot>/builds/*`
-    /// markers). Empty until the build cache lists them.
-    static func cachedBuildKeys(_ acquisition: LeaseAcquisition) -> [String] { [] }
+    /// The scheduler's keys of the jobs whose build a host holds, from the keys of the finished builds
+    /// admission found there (`<workRoot>/builds/*` with their markers): a SwiftPM job's real key
+    /// is its package and the host's toolchain. Xcode keys also hold the scheme, which only the
+    /// host's `xcodebuild -list` tells, so Xcode jobs get no such hint.
+    func schedulerBuildKeys(cached: [String], shell: any RemoteShell, toolchain: String?) -> [String] {
+        guard let toolchain, !cached.isEmpty else { return [] }
+        let held = Set(cached)
+        var keys: Set<String> = []
+        for job in jobs.values where job.source.driver == .swiftPM {
+            guard let key = scheduler.build(ofJob: job.planned.jobID)?.key else { continue }
+            let real = SwiftPMCachedBuild(job: job, shell: shell, directory: "", driver: SwiftPMDriver()).key(toolchain: toolchain).hex
+            if held.contains(real) { keys.insert(key) }
+        }
+        return keys.sorted()
+    }
 
     /// The scheduler's build key of a job (nil: builds unknown to the scheduler).
     func scheduledBuildKey(_ jobID: String) -> String? { scheduler.build(ofJob: jobID)?.key }
@@ -452,11 +484,8 @@ extension RunCoordinator {
 // MARK: - Healing: probation, probes, re-admission, orphaned process groups
 
 extension RunCoordinator {
-    /// Seconds a host may stay on probation (unreachable after a lost connection) before it is set aside.
-    static let probationSeconds: Double = 15
-    /// Probe backoff: the first wait, doubled after each failed probe up to the cap.
-    static let probeFirstDelay: Double = 0.5
-    static let probeMaxDelay: Double = 8
+    /// Probation 15 s; probes after 0.5 s, the wait doubled after each failed probe up to 8 s.
+    static let recoveryTiming = HostRecovery.Timing(probationSeconds: 15, firstDelay: 0.5, maxDelay: 8)
 
     /// The attempt's process record on `host` (nil when the host holds no lease of this run).
     func processRecord(host: HostSpec, token: String) async -> AttemptExecutor.ProcessRecord? {
@@ -464,40 +493,71 @@ extension RunCoordinator {
         return AttemptExecutor.ProcessRecord(leaseRoot: HostLeaseManager.leaseRoot(host), lease: lease, runID: runID, token: token)
     }
 
+    /// Seconds on a monotonic clock, for the host-recovery machines.
+    private var now: Double { ProcessInfo.processInfo.systemUptime }
+
     /// An attempt on `host` ended with an infrastructure failure: the host goes on probation (the
     /// scheduler places nothing there) before the attempt is reported, and is probed until it
-    /// passes a health check again or stays unreachable for `probationSeconds` (then set aside).
+    /// passes a health check again or stays unreachable past the probation (then set aside).
     func suspect(_ host: String, reason: String) {
-        guard !wasInterrupted, !finished, reason != "cancelled", let spec = hosts[host],
-              scheduler.activeHosts.contains(host) else { return }
-        log.append(.hostProbation(host: host, reason: reason))
-        apply(scheduler.hostUnreachable(host, reason: reason))
-        startRecovery(spec)
+        guard !wasInterrupted, !finished, let spec = hosts[host], scheduler.activeHosts.contains(host) else { return }
+        var recovery = recoveries[host] ?? HostRecovery(timing: Self.recoveryTiming)
+        let actions = recovery.suspected(reason: reason, now: now)
+        recoveries[host] = recovery
+        applyRecovery(actions, spec)
     }
 
+    /// `spec` could not be reached at admission: probed with backoff while work is queued, and admitted when back.
     func startRecovery(_ spec: HostSpec) {
-        guard recovering[spec.name] == nil, !finished, !wasInterrupted else { return }
-        recovering[spec.name] = Task { await self.recover(spec) }
+        guard !finished, !wasInterrupted else { return }
+        var recovery = recoveries[spec.name] ?? HostRecovery(timing: Self.recoveryTiming)
+        let actions = recovery.unreachable()
+        recoveries[spec.name] = recovery
+        applyRecovery(actions, spec)
     }
 
-    /// Probes `spec` with backoff until it is re-admitted or the run ends. A host on probation is
-    /// probed at once; a host set aside only while jobs are queued.
-    private func recover(_ spec: HostSpec) async {
-        let began = Date()
-        var delay = Self.probeFirstDelay
-        while !Task.isCancelled, !finished, !wasInterrupted {
-            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
-            if Task.isCancelled || finished || wasInterrupted { break }
-            delay = min(delay * 2, Self.probeMaxDelay)
-            let onProbation = scheduler.isOnProbation(spec.name)
-            if !onProbation && !scheduler.hasQueuedJobs { continue }
-            let problem = await probe(spec)
-            guard let problem else { break }
-            if scheduler.isOnProbation(spec.name), Date().timeIntervalSince(began) > Self.probationSeconds {
-                setAside(spec.name, reason: "unreachable for \(Int(Date().timeIntervalSince(began))) s after a lost connection: \(problem)")
+    /// Performs a host-recovery machine's actions.
+    private func applyRecovery(_ actions: [HostRecovery.Action], _ spec: HostSpec) {
+        for action in actions {
+            switch action {
+            case .markUnreachable(let reason):
+                log.append(.hostProbation(host: spec.name, reason: reason))
+                apply(scheduler.hostUnreachable(spec.name, reason: reason))
+            case .wait(let seconds):
+                recovering[spec.name] = Task {
+                    try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                    await self.recoveryWaited(spec)
+                }
+            case .probe:
+                recovering[spec.name] = Task {
+                    let problem = await self.probe(spec)
+                    await self.probed(spec, problem: problem)
+                }
+            case .setAside(let reason):
+                setAside(spec.name, reason: reason)
+            case .rejoin:
+                recovering[spec.name] = nil
+                if scheduler.isOnProbation(spec.name) {
+                    apply(scheduler.hostRecovered(spec.name))
+                } else if let joined = rejoining.removeValue(forKey: spec.name) {
+                    apply(scheduler.hostJoined(joined))
+                }
             }
         }
-        recovering[spec.name] = nil
+    }
+
+    private func recoveryWaited(_ spec: HostSpec) {
+        guard !Task.isCancelled, !finished, !wasInterrupted, var recovery = recoveries[spec.name] else { return }
+        let actions = recovery.waited(now: now, workQueued: scheduler.hasQueuedJobs)
+        recoveries[spec.name] = recovery
+        applyRecovery(actions, spec)
+    }
+
+    private func probed(_ spec: HostSpec, problem: String?) {
+        guard !Task.isCancelled, !finished, !wasInterrupted, var recovery = recoveries[spec.name] else { return }
+        let actions = problem.map { recovery.probeFailed($0, now: now) } ?? recovery.probePassed()
+        recoveries[spec.name] = recovery
+        applyRecovery(actions, spec)
     }
 
     /// One probe: connect, health check, leases (which also reaps dead runs' process records),
@@ -539,12 +599,8 @@ extension RunCoordinator {
             }
             log.append(.hostAdmitted(HostProfile(host: spec.name, health: health))) // a host first set aside is billed from here
             log.append(.hostRejoined(host: spec.name))
-            noteCachedBuilds(on: spec.name, keys: Self.cachedBuildKeys(acquisition))
-            if scheduler.isOnProbation(spec.name) {
-                apply(scheduler.hostRecovered(spec.name))
-            } else {
-                apply(scheduler.hostJoined(schedulerHost))
-            }
+            noteCachedBuilds(on: spec.name, keys: schedulerBuildKeys(cached: health.cachedBuildKeys, shell: shell, toolchain: health.toolchainIdentity))
+            rejoining[spec.name] = schedulerHost // joined by the recovery machine's `.rejoin`
             return nil
         }
     }

@@ -26,4 +26,53 @@ public protocol RemoteShell: Sendable {
 
     /// Ends the connection (no-op for the local host).
     func close() async
+
+    /// A fresh job directory with `workspace` in it (`directoryCreated` is told its path before
+    /// anything can fail after it was made). When the host already holds the workspace, the command
+    /// `then(directory)` runs there in the same round trip, under `deadlines`, streamed to `output`,
+    /// and `JobPreparation.chained` says how it ended; otherwise the caller runs it. `pushSeconds`
+    /// bounds the directory and the push themselves.
+    func prepareJob(jobID: String, workspace: Workspace, pushSeconds: Double, directoryCreated: @escaping @Sendable (String) -> Void,
+                    then: @escaping @Sendable (String) throws -> ShellCommand?, deadlines: CommandDeadlines,
+                    output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation
+
+    /// Runs `finish` (in `/`, streamed to `output`; the attempt's process record: kill what is left
+    /// of its process group), then removes the job directory — in one round trip where the
+    /// transport can. Returns how `finish` ended; a directory that cannot be removed throws.
+    func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+                                     output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination
+}
+
+/// What `RemoteShell.prepareJob` did.
+public struct JobPreparation: Equatable, Sendable {
+    public var directory: String
+    public var push: PushOutcome
+    /// How the chained command ended when it ran in the same round trip (a warm host); nil: it did not run.
+    public var chained: CommandTermination?
+
+    public init(directory: String, push: PushOutcome, chained: CommandTermination? = nil) {
+        self.directory = directory
+        self.push = push
+        self.chained = chained
+    }
+}
+
+extension RemoteShell {
+    /// Two steps, nothing chained: `makeJobDirectory`, then `push` (the local host has no round trips to save).
+    public func prepareJob(jobID: String, workspace: Workspace, pushSeconds: Double, directoryCreated: @escaping @Sendable (String) -> Void,
+                           then: @escaping @Sendable (String) throws -> ShellCommand?, deadlines: CommandDeadlines,
+                           output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation {
+        let dir = try await withDeadline(pushSeconds, phase: .push, host: host.name) { try await self.makeJobDirectory(jobID: jobID) }
+        directoryCreated(dir)
+        let pushed = try await withDeadline(pushSeconds, phase: .push, host: host.name) { try await self.push(workspace, to: dir) }
+        return JobPreparation(directory: dir, push: pushed)
+    }
+
+    /// Two steps: `finish`, then `removeJobDirectory`.
+    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+                                            output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+        let termination = try await run(finish, in: "/", deadlines: deadlines, output: output)
+        try await removeJobDirectory(directory)
+        return termination
+    }
 }

@@ -128,49 +128,92 @@ public final class SSHShell: RemoteShell {
     }
 
     public func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome {
-        // Reject unsafe entries before anything is sent.
-        for f in workspace.files {
-            if let problem = Workspace.pathProblem(f.path) {
-                throw RemoteShellError(.push, host: host.name, WorkspaceError.unsafePath(f.path, problem).description)
+        try Self.checkPaths(workspace, host: host.name)
+        let hash = workspace.contentHash
+        // Warm: the host already has this exact tree; copy it (one round trip, nothing sent).
+        let check = PushCacheScript.check(workRoot: host.workRoot, hash: hash, directory: directory, manifest: Self.fullManifest(workspace),
+                                          createDirectory: false, chained: false)
+        let warm = try await runSmall(ShellQuote.join(check.arguments), phase: .push, total: timeouts.push)
+        if warm.result == .exited(PushCacheScript.notPrivateStatus) { throw notPrivate(warm.stderr) }
+        let first = String(decoding: warm.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init)
+        if warm.result == .exited(0) && first == PushCacheScript.warmLine { return .unchanged }
+        return try await pushCold(workspace, hash: hash, to: directory)
+    }
+
+    /// One round trip on a warm host: the job directory is made, the cached tree copied into it and
+    /// `then` run there, on one exec channel. On a cold host the tar stream follows (`pushCold`).
+    public func prepareJob(jobID: String, workspace: Workspace, pushSeconds: Double, directoryCreated: @escaping @Sendable (String) -> Void,
+                           then: @escaping @Sendable (String) throws -> ShellCommand?, deadlines: CommandDeadlines,
+                           output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation {
+        try Self.checkPaths(workspace, host: host.name)
+        let hash = workspace.contentHash
+        let dir = Self.newJobDirectory(workRoot: host.workRoot, jobID: jobID)
+        let chained = try then(dir).map { try commandLine($0, in: dir) }
+        let check = PushCacheScript.check(workRoot: host.workRoot, hash: hash, directory: dir, manifest: Self.fullManifest(workspace),
+                                          createDirectory: true, chained: chained != nil)
+        var line = ShellQuote.join(check.arguments)
+        if let chained { line += " || exit $?; " + chained }
+        directoryCreated(dir) // removing a directory that was never made is harmless
+        let split = FirstLineSplitter(forward: output)
+        let limits = chained == nil ? CommandDeadlines(total: pushSeconds, silence: pushSeconds) : deadlines
+        let termination = try await runLine(line, deadlines: limits) { split.consume($0) }
+        switch split.firstLine {
+        case PushCacheScript.warmLine?:
+            return JobPreparation(directory: dir, push: .unchanged, chained: chained == nil ? nil : termination)
+        case let first? where PushCacheScript.coldLines.contains(first):
+            return JobPreparation(directory: dir, push: try await pushCold(workspace, hash: hash, to: dir))
+        default:
+            let stderr = split.stderrTail
+            switch termination {
+            case .exited(PushCacheScript.notPrivateStatus): throw notPrivate(stderr)
+            case .exited(PushCacheScript.noDirectoryStatus):
+                throw RemoteShellError(.command, host: host.name,
+                                       "cannot create a job directory under \(host.workRoot): \(Self.tail(stderr)); check workRoot and free disk")
+            case .connectionLost(let why): throw RemoteShellError(.push, host: host.name, "connection lost: \(why)")
+            case .timedOut: throw RemoteShellError(.timeout, host: host.name, "push did not finish within \(limits.total) s")
+            case .cancelled: throw CancellationError()
+            case .exited, .signaled:
+                throw RemoteShellError(.push, host: host.name, "the push cache check ended with \(termination): \(Self.tail(stderr))")
             }
         }
-        let hash = workspace.contentHash
-        let cacheRoot = host.workRoot + "/.cache"
-        let cache = ShellQuote.quote("\(cacheRoot)/\(hash)")
-        // Two jobs may push the same tree at once: `mkdir` of the claim is atomic, so exactly one
-        // renames its copy into place (a second `mv` would land *inside* the cache directory).
-        let claim = ShellQuote.quote("\(cacheRoot)/.claim-\(hash)")
-        let dir = ShellQuote.quote(directory)
-        // Warm: the host already has this exact tree; copy it (one round trip, nothing sent).
-        // The cached tree is used only when its directories are ours and private and the copy holds
-        // exactly the workspace's files and contents (a planted or damaged entry is removed and sent again).
-        let manifest = ShellQuote.quote(Self.fullManifest(workspace).joined(separator: "\n"))
-        let warm = try await runSmall(
-            Self.copyFunction + BuildCacheScript.common + "manifest=\(manifest); xcf_private \(ShellQuote.quote(host.workRoot)) && xcf_private \(ShellQuote.quote(cacheRoot)) || exit 97; "
-                + "if [ -d \(cache) ]; then if [ -O \(cache) ] && xcf_cp \(cache)/. \(dir)/ && xcf_verify \(dir); then touch \(cache); echo XCFLEET-WARM; "
-                + "else rm -rf \(cache) \(claim) \(dir); mkdir -p \(dir); echo XCFLEET-UNTRUSTED; fi; else echo XCFLEET-COLD; fi",
-            phase: .push, total: timeouts.push)
-        let warmOut = String(decoding: warm.stdout, as: UTF8.self)
-        if warm.result == .exited(97) {
-            let line = String(decoding: warm.stderr, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "work root is not private"
-            throw RemoteShellError(.push, host: host.name, line.hasPrefix("xcfleet: ") ? String(line.dropFirst(9)) : line)
-        }
-        if warm.result == .exited(0) && warmOut.contains("XCFLEET-WARM") { return .unchanged }
+    }
 
-        // Cold: one tar stream, extracted twice at once — into the job directory, and (through a
-        // fifo and `tee`) into a fresh copy that becomes the cache for next time. Both extractions
-        // run in parallel, so the cache costs little extra wall time (file creation dominates).
+    /// `<workRoot>/<job id, safe>.<8 random letters and digits>`: made by `mkdir` on the host (it
+    /// must not exist), so the name is known before the round trip that creates it.
+    static func newJobDirectory(workRoot: String, jobID: String) -> String {
+        let safeID = String(jobID.unicodeScalars.map { c -> Character in
+            let ok = ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || "._-".unicodeScalars.contains(c)
+            return ok ? Character(c) : "_"
+        }.prefix(64))
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        var rng = SystemRandomNumberGenerator()
+        let suffix = String((0..<8).map { _ in letters[Int(rng.next(upperBound: UInt64(letters.count)))] })
+        let root = workRoot.hasSuffix("/") && workRoot.count > 1 ? String(workRoot.dropLast()) : workRoot
+        return "\(root)/\(safeID.isEmpty ? "job" : safeID).\(suffix)"
+    }
+
+    /// Unsafe entries are rejected before anything is sent.
+    static func checkPaths(_ workspace: Workspace, host: String) throws {
+        for f in workspace.files {
+            if let problem = Workspace.pathProblem(f.path) {
+                throw RemoteShellError(.push, host: host, WorkspaceError.unsafePath(f.path, problem).description)
+            }
+        }
+    }
+
+    private func notPrivate(_ stderr: [UInt8]) -> RemoteShellError {
+        let line = String(decoding: stderr, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "work root is not private"
+        return RemoteShellError(.push, host: host.name, line.hasPrefix("xcfleet: ") ? String(line.dropFirst(9)) : line)
+    }
+
+    /// Cold: one tar stream, extracted into the job directory and into the push cache at once (`push-extract.sh`).
+    private func pushCold(_ workspace: Workspace, hash: String, to directory: String) async throws -> PushOutcome {
         let source: TarSource
         do { source = TarSource(try TarWriter(workspace: workspace)) } catch {
             throw RemoteShellError(.push, host: host.name, "\(error)")
         }
-        let tmp = ShellQuote.quote("\(cacheRoot)/.tmp-\(hash)-") + "$$"
-        let command = "umask 077; mkdir -p \(dir) \(ShellQuote.quote(cacheRoot)) && rm -rf \(tmp) \(tmp).fifo && mkdir \(tmp) && mkfifo \(tmp).fifo || exit 1; "
-            + "tar -x -f - -C \(tmp) < \(tmp).fifo & bg=$!; "
-            + "tee \(tmp).fifo | tar -x -f - -C \(dir); s=$?; wait $bg; t=$?; rm -f \(tmp).fifo; "
-            + "[ $s -eq 0 ] || { rm -rf \(tmp); exit $s; }; "
-            + "if [ $t -eq 0 ] && mkdir \(claim) 2>/dev/null; then mv \(tmp) \(cache); fi; rm -rf \(tmp); true"
-        let r = try await runSmall(command, stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
+        let command = PushCacheScript.extract(workRoot: host.workRoot, hash: hash, directory: directory)
+        let r = try await runSmall(ShellQuote.join(command.arguments), stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
         guard r.result == .exited(0) else {
             throw RemoteShellError(.push, host: host.name,
                                    "tar -x on the host failed (\(Self.describe(r.result))): \(Self.tail(r.stderr)); check that tar exists and \(directory) is writable")
@@ -187,12 +230,13 @@ public final class SSHShell: RemoteShell {
         }
     }
 
-    /// `cp -R`, as APFS clones on macOS (`cp -c`: no data copied), plain copies elsewhere.
-    static let copyFunction = #"xcf_cp() { if [ "$(uname)" = Darwin ]; then cp -Rc "$@" 2>/dev/null && return 0; fi; cp -R "$@"; }; "#
-
     public func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
                     output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
-        let line = try commandLine(command, in: directory)
+        try await runLine(try commandLine(command, in: directory), deadlines: deadlines, output: output)
+    }
+
+    /// Runs one command line as the host's shell reads it, output streamed.
+    func runLine(_ line: String, deadlines: CommandDeadlines, output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         let connection: SSHConnection
         do { connection = try await pool.acquire(self) } catch {
             if Task.isCancelled { return .cancelled }
@@ -250,12 +294,30 @@ public final class SSHShell: RemoteShell {
         return Data(r.stdout)
     }
 
-    public func removeJobDirectory(_ directory: String) async throws {
+    /// Refuses anything but a directory strictly inside the work root.
+    private func checkJobDirectory(_ directory: String) throws {
         let root = host.workRoot.hasSuffix("/") ? String(host.workRoot.dropLast()) : host.workRoot
         guard SafePath.isStrictlyInside(directory, parent: root), directory.hasPrefix(root + "/"),
               Workspace.pathProblem(String(directory.dropFirst(root.count + 1))) == nil else {
             throw RemoteShellError(.cleanup, host: host.name, "refusing to remove \(directory): not a job directory under \(root)")
         }
+    }
+
+    /// One round trip: `finish`, then `rm -rf` of the job directory (after the leftovers were killed).
+    /// Exit status 125 from the line means the removal failed.
+    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+                                            output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+        try checkJobDirectory(directory)
+        let line = ShellQuote.join(finish.arguments) + "; s=$?; rm -rf -- \(ShellQuote.quote(directory)) || exit 125; exit $s"
+        let termination = try await runLine(line, deadlines: deadlines, output: output)
+        if termination == .exited(125) {
+            throw RemoteShellError(.cleanup, host: host.name, "cannot remove \(directory)")
+        }
+        return termination
+    }
+
+    public func removeJobDirectory(_ directory: String) async throws {
+        try checkJobDirectory(directory)
         let r = try await runSmall("rm -rf -- \(ShellQuote.quote(directory))", phase: .cleanup, total: timeouts.cleanup)
         guard r.result == .exited(0) else {
             throw RemoteShellError(.cleanup, host: host.name, "cannot remove \(directory): \(Self.tail(r.stderr))")
@@ -363,6 +425,49 @@ private final class ConnectionPool: @unchecked Sendable {
         all = []
         idle = []
         return everything
+    }
+}
+
+/// Takes the first stdout line of a prepare (the push cache's verdict) out of the stream; the rest
+/// (the chained command's output) is forwarded. Keeps the tail of stderr for messages. Chunks arrive serially.
+private final class FirstLineSplitter: @unchecked Sendable {
+    private let lock = NSLock()
+    private let forward: @Sendable (OutputChunk) -> Void
+    private var head: [UInt8] = []
+    private var done = false
+    private(set) var firstLineStore: String?
+    private var stderr: [UInt8] = []
+
+    init(forward: @escaping @Sendable (OutputChunk) -> Void) { self.forward = forward }
+
+    var firstLine: String? { lock.lock(); defer { lock.unlock() }; return firstLineStore }
+    var stderrTail: [UInt8] { lock.lock(); defer { lock.unlock() }; return stderr }
+
+    func consume(_ chunk: OutputChunk) {
+        lock.lock()
+        if chunk.stream == .stderr {
+            stderr = Array((stderr + chunk.bytes).suffix(4096))
+            lock.unlock()
+            forward(chunk)
+            return
+        }
+        if done {
+            lock.unlock()
+            forward(chunk)
+            return
+        }
+        head += chunk.bytes
+        guard let nl = head.firstIndex(of: 0x0A) else {
+            if head.count > 4096 { done = true; let rest = head; head = []; lock.unlock(); forward(OutputChunk(stream: .stdout, bytes: rest)); return }
+            lock.unlock()
+            return
+        }
+        firstLineStore = String(decoding: head[..<nl], as: UTF8.self)
+        let rest = Array(head[(nl + 1)...])
+        head = []
+        done = true
+        lock.unlock()
+        if !rest.isEmpty { forward(OutputChunk(stream: .stdout, bytes: rest)) }
     }
 }
 

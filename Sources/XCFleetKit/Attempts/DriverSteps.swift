@@ -1,0 +1,243 @@
+import Foundation
+import XCFleetModel
+import XCFleetCore
+import XCFleetHostScripts
+
+/// How the steps of the attempt machine are performed for a job source's driver (push is the
+/// same for every driver and done by `AttemptExecutor`). One per attempt, used by its task only.
+enum DriverSteps: Sendable {
+    case swiftPM(SwiftPMSteps)
+    case xcode(XcodeSteps)
+
+    init(_ driver: JobSource.Driver, executor: AttemptExecutor, collector: EventCollector) {
+        switch driver {
+        case .swiftPM: self = .swiftPM(SwiftPMSteps(executor: executor, collector: collector))
+        case .xcodebuild: self = .xcode(XcodeSteps(executor: executor, collector: collector))
+        }
+    }
+
+    /// The push made the job directory: the later steps run there.
+    func use(directory: String) {
+        switch self {
+        case .swiftPM(let s): s.directory = directory
+        case .xcode(let s): s.directory = directory
+        }
+    }
+
+    /// The build to run in the push's round trip (SwiftPM: the cache script), or nil.
+    func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
+        switch self {
+        case .swiftPM(let s): return await s.chainedBuild()
+        case .xcode: return nil // the Xcode build needs the Xcode chosen first
+        }
+    }
+
+    /// The chained build ran in the push's round trip and ended so: the build step reports it.
+    func chainedBuildEnded(_ termination: CommandTermination) {
+        switch self {
+        case .swiftPM(let s): s.chainedBuildEnded(termination)
+        case .xcode: break
+        }
+    }
+
+    func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
+        switch self {
+        case .swiftPM(let s): return await s.perform(step)
+        case .xcode(let s): return await s.perform(step)
+        }
+    }
+
+    /// What the driver itself set up (a simulator), before the job directory goes.
+    func cleanUp() async {
+        switch self {
+        case .swiftPM: break
+        case .xcode(let s): await s.cleanUp()
+        }
+    }
+
+    func resetSimulators() async {
+        switch self {
+        case .swiftPM: break
+        case .xcode(let s): await s.resetSimulators()
+        }
+    }
+}
+
+/// SwiftPM: the build through the host build cache (docs/builds.md), then the cached test bundle.
+final class SwiftPMSteps: @unchecked Sendable {
+    let executor: AttemptExecutor
+    let collector: EventCollector
+    var directory = ""
+    private let scanner = BuildProtocolScanner()
+
+    init(executor: AttemptExecutor, collector: EventCollector) {
+        self.executor = executor
+        self.collector = collector
+    }
+
+    /// A build that already ran in the push's round trip (its result, judged like any other).
+    private var pending: AttemptMachine.StepResult?
+    private var chainIdentity: String?
+    private var chainStarted = Date()
+
+    private var cached: SwiftPMCachedBuild {
+        SwiftPMCachedBuild(job: executor.job, shell: executor.shell, directory: directory, driver: executor.driver)
+    }
+
+    private func buildCommand(_ cached: SwiftPMCachedBuild, identity: String) -> ShellCommand {
+        scanner.onLocked = executor.buildStarted
+        let command = cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name))
+        return executor.record?.wrap(command) ?? command
+    }
+
+    /// The cache script for the push's round trip, once the toolchain identity is known (admission
+    /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
+    func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
+        guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
+        chainIdentity = identity
+        chainStarted = Date()
+        let job = executor.job, shell = executor.shell, driver = executor.driver
+        let scanner = self.scanner, collector = self.collector
+        return ({ [self] dir in
+            buildCommand(SwiftPMCachedBuild(job: job, shell: shell, directory: dir, driver: driver), identity: identity)
+        }, { chunk in
+            scanner.consume(chunk)
+            collector.consume(chunk)
+        })
+    }
+
+    func chainedBuildEnded(_ termination: CommandTermination) {
+        guard let identity = chainIdentity else { return }
+        pending = buildEnded(termination, identity: identity, started: chainStarted)
+    }
+
+    func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
+        if step == .build, let pending {
+            self.pending = nil
+            return pending
+        }
+        let shell = executor.shell
+        let timeouts = executor.job.spec.timeouts
+        let cached = self.cached
+        let scanner = self.scanner, collector = self.collector
+        do {
+            let identity = try await executor.toolchains.identity(for: shell)
+            let command: ShellCommand
+            let total: Double
+            switch step {
+            case .build:
+                command = buildCommand(cached, identity: identity)
+                total = timeouts.build
+            case .test:
+                let test = try cached.testCommand(products: scanner.products, toolchain: identity)
+                command = executor.record?.wrap(test) ?? test
+                total = timeouts.test
+            case .push, .collect:
+                return .collected // not SwiftPM steps (push is the executor's; nothing to collect)
+            }
+            let started = Date()
+            let termination = try await shell.run(command, in: directory,
+                                                  deadlines: CommandDeadlines(total: total, silence: timeouts.silence)) { chunk in
+                if step == .build { scanner.consume(chunk) }
+                collector.consume(chunk)
+            }
+            guard step == .build else {
+                collector.finishStream()
+                return .ended(termination)
+            }
+            return buildEnded(termination, identity: identity, started: started)
+        } catch let error as RemoteShellError {
+            return .failed(error.kind == .connect ? .hostLost(error.description) : .host(error.description), timedOut: error.kind == .timeout)
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            return .failed(.host("\(shell.host.name): \(error)"))
+        }
+    }
+
+    /// A build command ended: its record (for the trust and the log), an unusable cache, a compiler error seen.
+    private func buildEnded(_ termination: CommandTermination, identity: String, started: Date) -> AttemptMachine.StepResult {
+        let shell = executor.shell, ref = executor.ref, log = executor.log
+        collector.finishStream()
+        if termination == .exited(0), let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
+            executor.buildTrust.record(record)
+            log.append(.build(ref, record))
+            if let why = record.untrusted {
+                log.append(.note("\(ref.jobID) attempt \(ref.attempt): the build \(record.key.prefix(12)) on \(shell.host.name) was not trusted (\(why)); rebuilt"))
+            }
+        }
+        if termination == .exited(BuildCacheScript.unusableStatus) {
+            return .failed(.buildCacheUnusable("build cache on \(shell.host.name) unusable: " + (scanner.problems.first ?? "see the attempt's log")),
+                           termination: termination)
+        }
+        let sawBuildError = collector.events.contains { if case .buildError = $0 { return true } else { return false } }
+        return .ended(termination, sawBuildError: sawBuildError)
+    }
+}
+
+/// Xcode: the steps of `XcodebuildJob` (toolchain, build-for-testing through the host build cache,
+/// simulator, test-without-building, result bundle, simulator cleanup; see docs/xcode.md).
+final class XcodeSteps: @unchecked Sendable {
+    let executor: AttemptExecutor
+    let collector: EventCollector
+    var directory = ""
+    private var job: XcodebuildJob?
+    private var session: XcodebuildJob.Session?
+    private var injected = 0
+
+    init(executor: AttemptExecutor, collector: EventCollector) {
+        self.executor = executor
+        self.collector = collector
+    }
+
+    private func prepared() -> (XcodebuildJob, XcodebuildJob.Session) {
+        if let job, let session { return (job, session) }
+        let shell = executor.shell
+        var cache = XcodeCachedBuild(workspace: executor.job.workspace, workRoot: shell.host.workRoot,
+                                     limits: shell.host.cache ?? CacheLimits(), jobDirectory: directory)
+        cache.trusted = executor.buildTrust.digests(host: shell.host.name)
+        var made = XcodebuildJob(shell: shell, directory: directory, input: XcodebuildJob.Input(job: executor.job),
+                                 deadlines: XcodebuildJob.Deadlines(timeouts: executor.job.spec.timeouts), cache: cache)
+        made.buildStarted = executor.buildStarted
+        let s = made.makeSession()
+        job = made
+        session = s
+        return (made, s)
+    }
+
+    private var progress: @Sendable (XcodebuildJob.Progress) -> Void {
+        let log = executor.log, ref = executor.ref
+        return { p in
+            switch p {
+            case .note(let text): log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(text)"))
+            case .phaseStarted, .phaseFinished: break // the machine's phases are logged by the executor
+            }
+        }
+    }
+
+    func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
+        let (xcode, session) = prepared()
+        let collector = self.collector
+        let result = await xcode.perform(step, in: session, output: { collector.consume($0) }, progress: progress)
+        collector.finishStream()
+        if step == .build, let record = session.outcome.build {
+            executor.buildTrust.record(record)
+            executor.log.append(.build(executor.ref, record))
+            session.outcome.build = nil
+        }
+        // The result bundle's corrections and the disagreements follow the streamed events.
+        for e in session.outcome.extraEvents.dropFirst(injected) { collector.inject(e) }
+        injected = session.outcome.extraEvents.count
+        return result
+    }
+
+    func cleanUp() async {
+        guard let job, let session else { return }
+        await job.cleanUp(session, progress: progress)
+    }
+
+    func resetSimulators() async {
+        guard let job, let session else { return }
+        await job.resetSimulators(session)
+    }
+}

@@ -1,0 +1,254 @@
+import XCTest
+@testable import XCFleetBasics
+@testable import XCFleetModel
+@testable import XCFleetCore
+import XCFleetTestSupport
+
+/// Every transition of the pure attempt machine, for SwiftPM and Xcode sources alike.
+final class AttemptMachineTests: XCTestCase {
+    typealias Action = AttemptMachine.Action
+
+    private func source(_ driver: JobSource.Driver) -> JobSource {
+        JobSource(origin: .template("cache-contract"), workspace: Workspace(files: []), driver: driver)
+    }
+
+    private func machine(_ driver: JobSource.Driver = .swiftPM, cleanup: Double = 60) -> AttemptMachine {
+        AttemptMachine(AttemptMachine.Plan(source: source(driver), host: "mac-1", cleanupSeconds: cleanup))
+    }
+
+    /// Pushes to /w/j1 and returns the actions of the push's end.
+    private func pushed(_ m: inout AttemptMachine) -> [Action] {
+        XCTAssertEqual(m.start(), [.phaseStarted(.push), .perform(.push)])
+        return m.stepEnded(.pushed(directory: "/w/j1"))
+    }
+
+    func testSourcesNameTheirSteps() {
+        XCTAssertEqual(source(.swiftPM).steps, [.push, .build, .test])
+        XCTAssertEqual(source(.xcodebuild(destination: "platform=macOS")).steps, [.push, .build, .test, .collect])
+        XCTAssertEqual(source(.xcodebuild(destination: "platform=macOS")).destination, "platform=macOS")
+        XCTAssertNil(source(.swiftPM).destination)
+        XCTAssertEqual(AttemptStep.collect.phase, .fetch)
+    }
+
+    func testGreenSwiftPMAttemptRunsEveryStepThenCleansUp() {
+        var m = machine()
+        XCTAssertEqual(pushed(&m), [.phaseFinished(.push), .recordHostPath("/w/j1"), .phaseStarted(.build), .perform(.build)])
+        XCTAssertEqual(m.jobDirectory, "/w/j1")
+        XCTAssertEqual(m.stepEnded(.ended(.exited(0))), [.phaseFinished(.build), .phaseStarted(.test), .perform(.test)])
+        XCTAssertEqual(m.stepEnded(.ended(.exited(0))), [.phaseFinished(.test), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertFalse(m.isFinished)
+        XCTAssertEqual(m.cleanedUp(), [.phaseFinished(.cleanup), .finish(AttemptEnded(termination: .exited(0)))])
+        XCTAssertTrue(m.isFinished)
+        XCTAssertEqual(m.outcome(testsPassed: true), .passed)
+        XCTAssertEqual(m.outcome(testsPassed: false), .testsFailed, "a missing expected test is red even after exit 0")
+        // Stale reports after the end change nothing.
+        XCTAssertEqual(m.stepEnded(.ended(.exited(1))), [])
+        XCTAssertEqual(m.cleanedUp(), [])
+        XCTAssertEqual(m.start(), [])
+    }
+
+    func testFailingTestsEndAfterTheTestStep() {
+        var m = machine()
+        _ = pushed(&m)
+        _ = m.stepEnded(.ended(.exited(0)))
+        XCTAssertEqual(m.stepEnded(.ended(.exited(1))), [.phaseFinished(.test), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .exited(1))))
+        XCTAssertEqual(m.outcome(testsPassed: false), .testsFailed)
+        XCTAssertNil(m.attemptFailure)
+    }
+
+    func testBuildFailureWithoutACompilerErrorNamesTheTool() {
+        var m = machine()
+        _ = pushed(&m)
+        XCTAssertEqual(m.stepEnded(.ended(.exited(1))), [.phaseFinished(.build), .recordBuildError("swift build exited with status 1"),
+                                                        .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .exited(1))))
+        XCTAssertEqual(m.outcome(testsPassed: false), .testsFailed, "a build failure is red, not an infrastructure failure")
+
+        var x = machine(.xcodebuild(destination: "platform=macOS"))
+        _ = pushed(&x)
+        XCTAssertEqual(x.stepEnded(.ended(.exited(65))).dropFirst().first, .recordBuildError("xcodebuild build-for-testing exited with status 65"))
+    }
+
+    func testBuildFailureWithACompilerErrorSpeaksForItself() {
+        var m = machine()
+        _ = pushed(&m)
+        XCTAssertEqual(m.stepEnded(.ended(.exited(1), sawBuildError: true)), [.phaseFinished(.build), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+    }
+
+    func testDeadlinesAreTimeoutsOfTheirPhase() {
+        var m = machine()
+        _ = pushed(&m)
+        _ = m.stepEnded(.ended(.timedOut("total")))
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .timedOut("total"), timedOutPhase: .build)))
+        XCTAssertEqual(m.outcome(testsPassed: false), .timedOut(phase: .build))
+
+        var t = machine()
+        _ = pushed(&t)
+        _ = t.stepEnded(.ended(.exited(0)))
+        _ = t.stepEnded(.ended(.timedOut("silence")))
+        _ = t.cleanedUp()
+        XCTAssertEqual(t.outcome(testsPassed: true), .timedOut(phase: .test), "a timeout is never green")
+    }
+
+    func testLostConnectionIsHostLostWithAShortCleanup() {
+        var m = machine()
+        _ = pushed(&m)
+        _ = m.stepEnded(.ended(.exited(0)))
+        XCTAssertEqual(m.stepEnded(.ended(.connectionLost("EOF"))), [.phaseFinished(.test), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 3)])
+        let text = "connection to mac-1 lost during test: EOF"
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .connectionLost("EOF"), infraError: text)))
+        XCTAssertEqual(m.outcome(testsPassed: true), .infraFailure(.hostLost(text)))
+        XCTAssertTrue(AttemptFailure.hostLost(text).suspectsHost)
+
+        var short = AttemptMachine(AttemptMachine.Plan(source: source(.swiftPM), host: "mac-1", cleanupSeconds: 2))
+        _ = pushed(&short)
+        XCTAssertEqual(short.stepEnded(.ended(.connectionLost("EOF"))).last, .cleanUp(directory: "/w/j1", seconds: 2), "never longer than the cleanup deadline")
+    }
+
+    func testSIGKILLIsTheHostsDoingOtherSignalsAreTheTests() {
+        var m = machine()
+        _ = pushed(&m)
+        _ = m.stepEnded(.ended(.exited(0)))
+        _ = m.stepEnded(.ended(.signaled("SIGKILL")))
+        _ = m.cleanedUp()
+        XCTAssertEqual(m.outcome(testsPassed: false), .infraFailure(.killedByHost("test process on mac-1 was killed by the host (SIGKILL)")))
+
+        var s = machine()
+        _ = pushed(&s)
+        _ = s.stepEnded(.ended(.exited(0)))
+        _ = s.stepEnded(.ended(.signaled("SIGSEGV")))
+        _ = s.cleanedUp()
+        XCTAssertEqual(s.outcome(testsPassed: false), .testsFailed, "a crash is the tests' problem")
+    }
+
+    func testPushFailureWithoutADirectoryEndsAtOnce() {
+        var m = machine()
+        _ = m.start()
+        let text = "mac-1: push: tar -x on the host failed"
+        XCTAssertEqual(m.stepEnded(.failed(.host(text))), [.phaseFinished(.push), .finish(AttemptEnded(infraError: text))])
+        XCTAssertEqual(m.outcome(testsPassed: true), .infraFailure(.host(text)))
+    }
+
+    func testPushFailureAfterTheDirectoryWasMadeStillCleansUp() {
+        var m = machine()
+        _ = m.start()
+        m.directoryCreated("/w/j1")
+        let text = "mac-1: timeout: push took longer than 120 s"
+        XCTAssertEqual(m.stepEnded(.failed(.host(text), timedOut: true)), [.phaseFinished(.push), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(infraError: text, timedOutPhase: .push)))
+        XCTAssertEqual(m.outcome(testsPassed: false), .infraFailure(.host(text)), "the host's error text wins over the bare deadline")
+    }
+
+    func testDeadlineRule() {
+        XCTAssertEqual(AttemptMachine.outcome(ended: AttemptEnded(timedOutPhase: .push), failure: nil, testsPassed: true), .infraFailure(.deadline(.push)))
+        XCTAssertEqual(AttemptMachine.outcome(ended: AttemptEnded(timedOutPhase: .connect), failure: nil, testsPassed: true), .infraFailure(.deadline(.connect)))
+        XCTAssertEqual(AttemptFailure.deadline(.push).description, "push deadline expired")
+        XCTAssertEqual(AttemptMachine.outcome(ended: AttemptEnded(termination: .exited(0)), failure: nil, testsPassed: true), .passed)
+    }
+
+    func testCancellationIsTypedAndDoesNotSuspectTheHost() {
+        var m = machine()
+        _ = pushed(&m)
+        XCTAssertEqual(m.stepEnded(.cancelled), [.phaseFinished(.build), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .cancelled)))
+        XCTAssertEqual(m.outcome(testsPassed: true), .infraFailure(.cancelled))
+        XCTAssertEqual(AttemptFailure.cancelled.description, "cancelled")
+        XCTAssertFalse(AttemptFailure.cancelled.suspectsHost)
+
+        var c = machine()
+        _ = pushed(&c)
+        _ = c.stepEnded(.ended(.exited(0)))
+        _ = c.stepEnded(.ended(.cancelled))
+        _ = c.cleanedUp()
+        XCTAssertEqual(c.outcome(testsPassed: false), .infraFailure(.cancelled), "a test command killed by the cancel")
+    }
+
+    func testUnusableBuildCacheIsInfrastructure() {
+        var m = machine()
+        _ = pushed(&m)
+        let text = "build cache on mac-1 unusable: not a directory of ci"
+        XCTAssertEqual(m.stepEnded(.failed(.buildCacheUnusable(text), termination: .exited(97))).last, .cleanUp(directory: "/w/j1", seconds: 60))
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .exited(97), infraError: text)))
+        XCTAssertEqual(m.outcome(testsPassed: false), .infraFailure(.buildCacheUnusable(text)))
+    }
+
+    func testXcodeCollectsAfterATestRunThatEndedOnItsOwn() {
+        var m = machine(.xcodebuild(destination: "platform=iOS Simulator,name=iPhone 16"))
+        _ = pushed(&m)
+        _ = m.stepEnded(.ended(.exited(0)))
+        XCTAssertEqual(m.stepEnded(.ended(.exited(65))), [.phaseFinished(.test), .phaseStarted(.fetch), .perform(.collect)])
+        XCTAssertEqual(m.stepEnded(.collected), [.phaseFinished(.fetch), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .exited(65))))
+
+        var green = machine(.xcodebuild(destination: "platform=macOS"))
+        _ = pushed(&green)
+        _ = green.stepEnded(.ended(.exited(0)))
+        XCTAssertEqual(green.stepEnded(.ended(.exited(0))).suffix(2), [.phaseStarted(.fetch), .perform(.collect)])
+
+        var timedOut = machine(.xcodebuild(destination: "platform=macOS"))
+        _ = pushed(&timedOut)
+        _ = timedOut.stepEnded(.ended(.exited(0)))
+        XCTAssertEqual(timedOut.stepEnded(.ended(.timedOut("total"))).last, .perform(.collect), "a bundle is read after a deadline too")
+    }
+
+    func testXcodeDoesNotCollectAfterALostConnectionOrACancel() {
+        for end in [CommandTermination.connectionLost("EOF"), .cancelled] {
+            var m = machine(.xcodebuild(destination: "platform=macOS"))
+            _ = pushed(&m)
+            _ = m.stepEnded(.ended(.exited(0)))
+            XCTAssertFalse(m.stepEnded(.ended(end)).contains(.perform(.collect)), "\(end)")
+        }
+        var c = machine(.xcodebuild(destination: "platform=macOS"))
+        _ = pushed(&c)
+        _ = c.stepEnded(.ended(.exited(0)))
+        XCTAssertFalse(c.stepEnded(.cancelled).contains(.perform(.collect)))
+    }
+
+    func testWedgedSimulatorResetsThenStillCollects() {
+        var m = machine(.xcodebuild(destination: "platform=iOS Simulator,name=iPhone 16"))
+        _ = pushed(&m)
+        _ = m.stepEnded(.ended(.exited(0)))
+        let text = "mac-1: command: simulator wedged during xcodebuild test-without-building"
+        XCTAssertEqual(m.stepEnded(.failed(.simulatorWedged(text), termination: .exited(65))),
+                       [.phaseFinished(.test), .resetSimulators, .phaseStarted(.fetch), .perform(.collect)])
+        _ = m.stepEnded(.collected)
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .exited(65), infraError: text)))
+        XCTAssertEqual(m.outcome(testsPassed: false), .infraFailure(.simulatorWedged(text)))
+
+        var boot = machine(.xcodebuild(destination: "platform=iOS Simulator,name=iPhone 16"))
+        _ = pushed(&boot)
+        XCTAssertEqual(boot.stepEnded(.failed(.simulatorWedged("mac-1: command: simulator wedged: bootstatus"))),
+                       [.phaseFinished(.build), .resetSimulators, .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+    }
+
+    func testPlanErrorIsABuildErrorNotRetriedOnAnotherHost() {
+        var m = machine(.xcodebuild(destination: "platform=Android"))
+        _ = pushed(&m)
+        XCTAssertEqual(m.stepEnded(.planError("xcfleet: suite 's': unknown platform")),
+                       [.phaseFinished(.build), .recordBuildError("xcfleet: suite 's': unknown platform"), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded()))
+        XCTAssertEqual(m.outcome(testsPassed: false), .testsFailed)
+    }
+
+    func testTheFirstFailureStands() {
+        var m = machine(.xcodebuild(destination: "platform=macOS"))
+        _ = pushed(&m)
+        _ = m.stepEnded(.ended(.exited(0)))
+        _ = m.stepEnded(.failed(.simulatorWedged("first"), termination: .signaled("SIGKILL")))
+        _ = m.stepEnded(.collected)
+        _ = m.cleanedUp()
+        XCTAssertEqual(m.attemptFailure, .simulatorWedged("first"))
+        XCTAssertEqual(m.outcome(testsPassed: false), .infraFailure(.simulatorWedged("first")))
+    }
+
+    func testStepsWithoutPushCleanUpOnlyWithADirectory() {
+        var build = AttemptMachine(AttemptMachine.Plan(steps: [.build], buildToolName: "xcodebuild build-for-testing", host: "mac-1", cleanupSeconds: 60))
+        XCTAssertEqual(build.start(), [.phaseStarted(.build), .perform(.build)])
+        XCTAssertEqual(build.stepEnded(.ended(.exited(0))), [.phaseFinished(.build), .finish(AttemptEnded(termination: .exited(0)))])
+
+        var none = AttemptMachine(AttemptMachine.Plan(steps: [], buildToolName: "x", host: "h", cleanupSeconds: 1))
+        XCTAssertEqual(none.start(), [.finish(AttemptEnded())])
+        XCTAssertEqual(none.stepEnded(.collected), [], "no step is running")
+    }
+}
