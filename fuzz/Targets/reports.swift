@@ -7,7 +7,7 @@ import Foundation
 // every renderer on every execution. Invariants: junit.xml is well-formed XML, report.html has
 // only the renderer's own tags and attributes, summary.md has no raw HTML and no live mention,
 // report.json reads back, annotations stay one line each; no report holds a bidi control or a
-// line separator raw; report.html links only to its own anchors and http(s) URLs, under a CSP.
+// line separator raw; report.html links only to its own anchors, http(s) URLs and the attempts' raw logs, under a CSP.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReports(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
@@ -60,11 +60,20 @@ func check(_ report: RunReport, compare: Bool) {
         if let problem = MarkupCheck.htmlProblem(RunComparisonRenderer.htmlPage(comparison)) { invariant(false, "comparison html: \(problem)") }
         if let problem = MarkupCheck.htmlProblem(HTMLReportRenderer(comparison: comparison).html(report)) { invariant(false, "report.html with comparison: \(problem)") }
     }
-    // Links: only the page's own anchors and http(s) URLs (a forge from an edited events.jsonl
+    // Links: only the page's own anchors, http(s) URLs and raw logs (a forge from an edited events.jsonl
     // must not become `javascript:`); scripts are forbidden by the page's policy.
+    // The one relative link: an attempt's raw log inside the run directory, `logs/<encoded job>-aN.log`
+    // (`SafePath.encodedComponent`: letters, digits, `-`, `_`, and `~` before the hash of a long name).
+    func isAttemptLog(_ link: String) -> Bool {
+        guard link.hasPrefix("logs/"), link.hasSuffix(".log") else { return false }
+        let name = link.dropFirst(5).dropLast(4)
+        guard let dash = name.range(of: "-a", options: .backwards), !name[..<dash.lowerBound].isEmpty,
+              let n = Int(name[dash.upperBound...]), n >= 1 else { return false }
+        return name[..<dash.lowerBound].unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == "~") }
+    }
     for link in MarkupCheck.hrefs(html) {
         let lower = link.lowercased()
-        invariant(link.hasPrefix("#") || lower.hasPrefix("https://") || lower.hasPrefix("http://"), "report.html links to \(link)")
+        invariant(link.hasPrefix("#") || lower.hasPrefix("https://") || lower.hasPrefix("http://") || isAttemptLog(link), "report.html links to \(link)")
     }
     invariant(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"), "report.html has no policy")
     for (name, text) in [("junit.xml", junit), ("report.html", html), ("summary.md", markdown),
