@@ -11,9 +11,16 @@ import XCFleetTestSupport
 final class PoisonedCacheTests: XCTestCase {
     private let broken = ["FAKE_SWIFT_FAIL": "MemoryKeyTests/testC1_sameResourceOtherAccountMisses"]
 
+    /// Run directories already read, per runs folder: the next call reads the one run added since
+    /// (two runs started in the same second have ids whose order says nothing).
+    private var seen: [String: Set<String>] = [:]
+
     private func builds(_ runs: URL) throws -> [BuildRecord] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: runs.path).sorted()
-        let run = try XCTUnwrap(names.last)
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: runs.path))
+        let added = names.subtracting(seen[runs.path] ?? [])
+        XCTAssertEqual(added.count, 1, "one new run in \(runs.path): \(added.sorted())")
+        seen[runs.path] = names
+        let run = try XCTUnwrap(added.first)
         return try EventLog.read(runs.appendingPathComponent(run).appendingPathComponent("events.jsonl"))
             .compactMap { if case .build(_, let r) = $0.body { return r } else { return nil } }
     }
