@@ -51,9 +51,14 @@ final class QuarantineRunTests: XCTestCase {
         #"    {"suite": "\#(suite)", "test": "\#(test)", "reason": "fails under <load> & \"noise\"", "owner": "\#(owner)", "expires": "\#(expires)"},"#
     }
 
+    /// The run that wrote its event log last (two runs started in the same second have ids whose
+    /// order says nothing about which came first).
     private func newestRun() throws -> URL {
-        let names = try FileManager.default.contentsOfDirectory(atPath: runs.path).sorted()
-        return runs.appendingPathComponent(try XCTUnwrap(names.last))
+        let dirs = try FileManager.default.contentsOfDirectory(atPath: runs.path).map { runs.appendingPathComponent($0) }
+        func written(_ dir: URL) -> Date {
+            (try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("events.jsonl").path)[.modificationDate] as? Date) ?? .distantPast
+        }
+        return try XCTUnwrap(dirs.max { written($0) < written($1) })
     }
 
     func testQuarantinedFailureIsGreenShownInEveryReportAndRebuildsIdentically() throws {
