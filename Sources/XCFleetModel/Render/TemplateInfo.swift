@@ -41,7 +41,7 @@ public struct TemplateInfo: Equatable, Sendable {
         for c in name {
             if c.isASCII && (c.isLetter || c.isNumber) { target.append(upper ? Character(c.uppercased()) : c); upper = false } else { upper = true }
         }
-        if target.isEmpty || target.first!.isNumber { target = "T" + target }
+        if target.first?.isNumber ?? true { target = "T" + target }
         if !target.hasSuffix("Tests") { target += "Tests" }
         return TemplateInfo(name: name, testTarget: target, requires: [])
     }
