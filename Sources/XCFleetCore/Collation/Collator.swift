@@ -376,6 +376,8 @@ public struct Collator {
                 }
             case .quarantine(let entries):
                 quarantine = entries
+            case .testsDiscovered(let ref, let discovered):
+                attempts[ref]?.report.discovery = discovered
             }
         }
         // A run without its final event was killed: everything unfinished counts as interrupted.

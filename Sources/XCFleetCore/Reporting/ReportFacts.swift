@@ -152,7 +152,11 @@ package enum ReportFacts {
         let timedOut = decisive.map(Self.timedOut) ?? false
         let why = notRunReason(job)
         var listed = Set(slot.keys)
-        for name in job.planned.expectedTests {
+        // A package job plans no manifest: its decisive attempt's discovered part is the one.
+        let expected = job.planned.expectedTests.isEmpty
+            ? (decisive.flatMap { d in d.discovery.map { Verdict.discoveredRequirement($0, attempt: d) } } ?? [])
+            : job.planned.expectedTests
+        for name in expected {
             let id = identifier(fromManifest: name)
             guard listed.insert(id.testKey).inserted else { continue }
             // A test that started and never ended was running when the attempt died.

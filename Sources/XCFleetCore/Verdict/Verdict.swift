@@ -16,8 +16,15 @@ public enum Verdict {
     /// names from the manifest; they are matched by class name (module prefix ignored) and test name.
     /// `quarantined`: the suite's quarantine entries; their tests' own failed executions are forgiven
     /// (docs/history.md, "Quarantine"), nothing else is.
-    public static func problems(of attempt: AttemptReport, expected: [String], quarantined: [QuarantineEntry] = []) -> [String] {
+    /// A package job plans no manifest (`expected` is empty): its attempt's discovered part
+    /// (`AttemptReport.discovery`) is what must pass instead (`discoveredRequirement`).
+    public static func problems(of attempt: AttemptReport, expected planned: [String], quarantined: [QuarantineEntry] = []) -> [String] {
         var out: [String] = []
+        var expected = planned
+        if planned.isEmpty, let discovery = attempt.discovery {
+            if let problem = discovery.problem { out.append("test discovery: \(problem)") }
+            expected = discoveredRequirement(discovery, attempt: attempt)
+        }
         if let infra = attempt.infraError { out.append("infrastructure: \(infra)") }
         if let phase = attempt.timedOutPhase { out.append("timed out in phase \(phase.rawValue)") }
         let observed = attempt.tests
@@ -76,7 +83,7 @@ public enum Verdict {
             out.append("\(notRun.count) expected test\(notRun.count == 1 ? " was" : "s were") not seen passing: \(notRun.prefix(3).joined(separator: ", "))\(notRun.count > 3 ? ", …" : "")")
         }
         out += evidenceProblems(attempt, quarantineOnly: forgiven)
-        if expected.isEmpty && observed.isEmpty && out.isEmpty {
+        if expected.isEmpty && observed.isEmpty && out.isEmpty && attempt.discovery?.emptyShard != true {
             out.append("no tests ran")
         }
         return out
@@ -194,6 +201,28 @@ public enum Verdict {
     }
 
     package static func key(_ cls: String, _ name: String) -> String { cls + "/" + name }
+
+    /// The names `problems` requires of a discovered part, in the form it matches results by:
+    /// XCTest `Target.Class/test` as they are; Swift Testing by the test function alone (`test()`,
+    /// `fill(capacity:)`), because its console output names no suite. A selected test seen skipped
+    /// is disabled in the code (`.disabled`, `XCTSkip`): shown as skipped, not required.
+    public static func discoveredRequirement(_ discovery: TestsDiscovered, attempt: AttemptReport) -> [String] {
+        let skipped = Set(attempt.tests.filter { $0.status == .skipped }.map { key($0.id.className, $0.id.name) })
+        return discovery.selected.compactMap { name -> String? in
+            let required = resultName(ofDiscovered: name)
+            let parts = required.split(separator: "/", maxSplits: 1).map(String.init)
+            let k = parts.count == 2 ? key(parts[0].split(separator: ".").last.map(String.init) ?? parts[0], parts[1]) : key("", required)
+            return skipped.contains(k) ? nil : required
+        }
+    }
+
+    /// `Target.Suite/test()` and `Target.test()` → `test()` (Swift Testing); XCTest names unchanged.
+    public static func resultName(ofDiscovered name: String) -> String {
+        guard name.hasSuffix(")"), let open = name.firstIndex(of: "(") else { return name }
+        let path = name[..<open]
+        let start = path.lastIndex(where: { $0 == "/" || $0 == "." }).map { name.index(after: $0) } ?? name.startIndex
+        return String(name[start...])
+    }
 
     /// The first reason of a red gate that is the tests' fault (exit 1), nil when none is.
     package static func testCause(of suite: SuiteReport) -> String? {

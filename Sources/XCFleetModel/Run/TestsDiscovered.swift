@@ -1,0 +1,29 @@
+import Foundation
+
+/// What an attempt of a package job found in what was built (the `discover` step): the list of
+/// tests, and the part of it this attempt runs. For a job with no planned manifest it is the
+/// manifest: green means every selected test that is not disabled was seen passing.
+public struct TestsDiscovered: Equatable, Codable, Sendable {
+    /// Every test the built products list, as `swift test list` names them: `Target.Class/test`,
+    /// `Target.Suite/test()`, `Target.test()`.
+    public var tests: [String]
+    /// What this attempt runs: `tests` after the suite's `filter` and `skip`, then its shard's part,
+    /// or, in a rerun after test failures, the tests that failed.
+    public var selected: [String]
+    /// Why there is nothing to run (the listing failed, the list is empty, the filter selects
+    /// nothing): the attempt is red with this reason.
+    public var problem: String?
+    /// How `selected` was chosen ("shard 2 of 3", "rerun of the 1 test that failed"), for reports.
+    public var note: String?
+
+    public init(tests: [String], selected: [String], problem: String? = nil, note: String? = nil) {
+        self.tests = tests
+        self.selected = selected
+        self.problem = problem
+        self.note = note
+    }
+
+    /// True when nothing is missing: the list was read, and this attempt's part of it is empty only
+    /// because its shard got no tests.
+    public var emptyShard: Bool { problem == nil && selected.isEmpty && !tests.isEmpty }
+}
