@@ -422,6 +422,7 @@ public struct Collator {
             }
             attemptsByJob[jobID] = updated
         }
+        for (jobID, list) in attemptsByJob where list.count > 1 { attemptsByJob[jobID] = Collator.carryingPassedIntoReruns(list) }
 
         let specs = start?.suites ?? []
         var suites: [SuiteReport] = []

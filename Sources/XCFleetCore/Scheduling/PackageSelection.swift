@@ -20,6 +20,7 @@ public enum PackageSelection {
             return TestsDiscovered(tests: all, selected: [], problem: "filter and skip select none of the \(all.count) discovered tests (for example \(all[0]))")
         }
         var note: String?
+        var rerunning: Bool?
         var part = chosen
         if shardCount > 1 {
             let byName = Dictionary(chosen.map { ($0, seconds(of: $0, in: durations)) }, uniquingKeysWith: { a, _ in a })
@@ -32,8 +33,9 @@ public enum PackageSelection {
             let wanted = Set(rerun)
             part = part.filter(wanted.contains)
             note = "rerun of the \(part.count) test\(part.count == 1 ? "" : "s") that did not pass"
+            rerunning = true
         }
-        return TestsDiscovered(tests: all, selected: part, note: note)
+        return TestsDiscovered(tests: all, selected: part, note: note, rerun: rerunning)
     }
 
     /// The tests of `discovery.selected` that `attempt` did not see passing (what a rerun after

@@ -15,12 +15,15 @@ public struct TestsDiscovered: Equatable, Codable, Sendable {
     public var problem: String?
     /// How `selected` was chosen ("shard 2 of 3", "rerun of the 1 test that failed"), for reports.
     public var note: String?
+    /// A rerun after test failures: `selected` is what did not pass in the attempt before (nil: not a rerun).
+    public var rerun: Bool?
 
-    public init(tests: [String], selected: [String], problem: String? = nil, note: String? = nil) {
+    public init(tests: [String], selected: [String], problem: String? = nil, note: String? = nil, rerun: Bool? = nil) {
         self.tests = tests
         self.selected = selected
         self.problem = problem
         self.note = note
+        self.rerun = rerun
     }
 
     /// True when nothing is missing: the list was read, and this attempt's part of it is empty only
