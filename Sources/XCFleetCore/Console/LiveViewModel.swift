@@ -113,7 +113,7 @@ public struct LiveViewModel: Sendable {
         case .testsDiscovered(let ref, let d):
             // A package job's tests are known once its attempt listed what was built.
             update(ref.jobID, attempt: ref.attempt) {
-                if $0.planned.isEmpty { $0.expected = d.selected.map(Verdict.resultName(ofDiscovered:)) }
+                if $0.planned.isEmpty { $0.expected = d.selected.map(d.resultName(of:)) }
             }
         }
         return narrator.lines(for: event)

@@ -9,7 +9,17 @@ public enum PackageSelection {
     /// longest first, else equal counts) and this attempt's part taken; a rerun after test failures
     /// (`rerun`) runs only those tests of it. `listFailure`: why the listing could not be read.
     public static func select(listed: [DiscoveredTest], listFailure: String? = nil, package: PackageSuite?, shard: Int, shardCount: Int,
-                              durations: [String: Double] = [:], rerun: [String]? = nil) -> TestsDiscovered {
+                              durations: [String: Double] = [:], rerun: [String]? = nil, displayNames: [String: String] = [:]) -> TestsDiscovered {
+        var found = choose(listed: listed, listFailure: listFailure, package: package, shard: shard, shardCount: shardCount,
+                           durations: durations, rerun: rerun)
+        let listedNames = Set(found.tests)
+        let shown = displayNames.filter { listedNames.contains($0.key) && $0.value != TestsDiscovered.functionName(of: $0.key) }
+        found.displayNames = shown.isEmpty ? nil : shown
+        return found
+    }
+
+    private static func choose(listed: [DiscoveredTest], listFailure: String?, package: PackageSuite?, shard: Int, shardCount: Int,
+                               durations: [String: Double], rerun: [String]?) -> TestsDiscovered {
         let all = listed.map { "\($0.target).\($0.name)" }
         if let listFailure { return TestsDiscovered(tests: all, selected: [], problem: listFailure) }
         if all.isEmpty {
@@ -44,14 +54,13 @@ public enum PackageSelection {
         let passed = Set(attempt.tests.filter { $0.status == .passed }.map { Verdict.key($0.id.className, $0.id.name) })
         let skipped = Set(attempt.tests.filter { $0.status == .skipped }.map { Verdict.key($0.id.className, $0.id.name) })
         return discovery.selected.filter { name in
-            let k = resultKey(name)
+            let k = resultKey(discovery.resultName(of: name))
             return !passed.contains(k) && !skipped.contains(k)
         }
     }
 
-    /// `Class/test` (XCTest, module dropped) or `/test()` (Swift Testing): how results key a discovered test.
-    static func resultKey(_ discovered: String) -> String {
-        let name = Verdict.resultName(ofDiscovered: discovered)
+    /// `Class/test` (XCTest, module dropped) or `/test()` (Swift Testing): how results key a test by its result name.
+    static func resultKey(_ name: String) -> String {
         let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return Verdict.key("", name) }
         return Verdict.key(parts[0].split(separator: ".").last.map(String.init) ?? parts[0], parts[1])
@@ -60,7 +69,7 @@ public enum PackageSelection {
     /// An earlier duration under any of the names results have used for the test.
     private static func seconds(of test: String, in durations: [String: Double]) -> Double? {
         guard !durations.isEmpty else { return nil }
-        let key = resultKey(test)
+        let key = resultKey(TestsDiscovered.functionName(of: test))
         return durations[test] ?? durations[key] ?? durations[String(key.drop { $0 == "/" })]
     }
 }

@@ -203,26 +203,21 @@ public enum Verdict {
     package static func key(_ cls: String, _ name: String) -> String { cls + "/" + name }
 
     /// The names `problems` requires of a discovered part, in the form it matches results by:
-    /// XCTest `Target.Class/test` as they are; Swift Testing by the test function alone (`test()`,
-    /// `fill(capacity:)`), because its console output names no suite. A selected test seen skipped
+    /// `TestsDiscovered.resultName` (XCTest `Target.Class/test` as they are; Swift Testing by its
+    /// display name or its function alone, as its console output names it). A selected test seen skipped
     /// is disabled in the code (`.disabled`, `XCTSkip`): shown as skipped, not required.
     public static func discoveredRequirement(_ discovery: TestsDiscovered, attempt: AttemptReport) -> [String] {
         let skipped = Set(attempt.tests.filter { $0.status == .skipped }.map { key($0.id.className, $0.id.name) })
         return discovery.selected.compactMap { name -> String? in
-            let required = resultName(ofDiscovered: name)
+            let required = discovery.resultName(of: name)
             let parts = required.split(separator: "/", maxSplits: 1).map(String.init)
             let k = parts.count == 2 ? key(parts[0].split(separator: ".").last.map(String.init) ?? parts[0], parts[1]) : key("", required)
             return skipped.contains(k) ? nil : required
         }
     }
 
-    /// `Target.Suite/test()` and `Target.test()` → `test()` (Swift Testing); XCTest names unchanged.
-    public static func resultName(ofDiscovered name: String) -> String {
-        guard name.hasSuffix(")"), let open = name.firstIndex(of: "(") else { return name }
-        let path = name[..<open]
-        let start = path.lastIndex(where: { $0 == "/" || $0 == "." }).map { name.index(after: $0) } ?? name.startIndex
-        return String(name[start...])
-    }
+    /// `Target.Suite/test()` → `test()`: how results name a Swift Testing test without a display name.
+    public static func resultName(ofDiscovered name: String) -> String { TestsDiscovered.functionName(of: name) }
 
     /// The first reason of a red gate that is the tests' fault (exit 1), nil when none is.
     package static func testCause(of suite: SuiteReport) -> String? {

@@ -15,7 +15,7 @@ extension SwiftPMSteps {
             let identity = try await executor.toolchains.identity(for: shell)
             let (bundle, buildFolder) = try builtBundle()
             let sink = OutputSink(limit: 16 << 20)
-            let list = ShellCommand(PackageTestCommands.list(bundle: bundle, packageFolder: buildFolder,
+            let list = ShellCommand(PackageTestCommands.list(bundle: bundle, packageFolder: buildFolder, records: packageFolder + "/.xcfleet-tests.jsonl",
                                                              darwin: ToolchainIdentity.os(of: identity) == "Darwin"))
             let termination = try await shell.run(executor.record?.wrap(list) ?? list, in: packageFolder,
                                                   deadlines: CommandDeadlines(total: timeouts.test, silence: timeouts.silence)) { sink.add($0) }
@@ -23,12 +23,17 @@ extension SwiftPMSteps {
             case .timedOut, .connectionLost, .cancelled: return .ended(termination)
             case .exited, .signaled: break
             }
-            let listed = SwiftTestList.parse(sink.stdoutText)
+            // The plain lists, then (after the marker) Swift Testing's records of its tests.
+            let text = sink.stdoutText
+            let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
+            let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
+            let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
             let failure = termination == .exited(0) ? nil
                 : "listing the built tests (\((bundle as NSString).lastPathComponent) --list-tests) ended \(termination.consoleText)"
                     + (sink.stderrTail.isEmpty ? "" : ": " + sink.stderrTail)
             let found = PackageSelection.select(listed: listed, listFailure: failure, package: job.spec.package, shard: job.planned.shard,
-                                                shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun)
+                                                shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
+                                                displayNames: displayNames)
             discovery = found
             swiftTesting = Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" })
             executor.log.append(.testsDiscovered(ref, found))
@@ -55,7 +60,7 @@ extension SwiftPMSteps {
             let (bundle, buildFolder) = try builtBundle()
             let everything = found.selected.count == found.tests.count
             let args = PackageTestCommands.run(bundle: bundle, packageFolder: buildFolder, darwin: ToolchainIdentity.os(of: identity) == "Darwin",
-                                               selected: everything ? nil : found.selected, swiftTesting: swiftTesting)
+                                               selected: everything ? nil : found.selected, all: found.tests, swiftTesting: swiftTesting)
             let command = ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: job.planned))
             let collector = self.collector
             let termination = try await shell.run(executor.record?.wrap(command) ?? command, in: packageFolder,
