@@ -207,6 +207,14 @@ final class PackageSuiteTests: XCTestCase {
         var attempt = SampleReports.attempt(1, host: "h", start: 0, tests: [SampleReports.test("Adds two values", .passed)])
         attempt.discovery = found
         XCTAssertEqual(Verdict.problems(of: attempt, expected: []), [], "a test is found by its display name")
+        // A display name may hold a slash.
+        var slashed = PackageSelection.select(listed: [DiscoveredTest(target: "T", name: "S/pick()", isSwiftTesting: true)], package: nil,
+                                              shard: 0, shardCount: 1, displayNames: ["T.S/pick()": "String/Data picks String"])
+        var withSlash = SampleReports.attempt(1, host: "h", start: 0, tests: [TestResult(id: TestIdentifier(suite: "", name: "String/Data picks String"), status: .passed)])
+        withSlash.discovery = slashed
+        XCTAssertEqual(Verdict.problems(of: withSlash, expected: []), [])
+        XCTAssertEqual(PackageSelection.notPassed(slashed, attempt: withSlash), [])
+        slashed.selected = []
     }
 
     // MARK: Verdict over a discovered manifest

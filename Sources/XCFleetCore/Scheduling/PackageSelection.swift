@@ -53,8 +53,10 @@ public enum PackageSelection {
     public static func notPassed(_ discovery: TestsDiscovered, attempt: AttemptReport) -> [String] {
         let passed = Set(attempt.tests.filter { $0.status == .passed }.map { Verdict.key($0.id.className, $0.id.name) })
         let skipped = Set(attempt.tests.filter { $0.status == .skipped }.map { Verdict.key($0.id.className, $0.id.name) })
+        let keys = Verdict.discoveredRequirementKeys(discovery)
         return discovery.selected.filter { name in
-            let k = resultKey(discovery.resultName(of: name))
+            let result = discovery.resultName(of: name)
+            let k = keys[result] ?? resultKey(result)
             return !passed.contains(k) && !skipped.contains(k)
         }
     }

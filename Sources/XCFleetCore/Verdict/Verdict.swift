@@ -67,7 +67,10 @@ public enum Verdict {
         }
         // Every expected test must be observed passing (skips do not count as passes).
         let passed: Set<String> = expected.isEmpty ? [] : Set(observed.lazy.filter { $0.status == .passed }.map { key($0.id.className, $0.id.name) })
+        // A discovered manifest keys each test as its results do (a display name may hold a `/`).
+        let discoveredKeys = planned.isEmpty ? attempt.discovery.map(discoveredRequirementKeys) ?? [:] : [:]
         let missing = expected.filter { name in
+            if let k = discoveredKeys[name] { return !passed.contains(k) }
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return !passed.contains(key("", name)) }
             let cls = parts[0].split(separator: ".").last.map(String.init) ?? parts[0]
@@ -75,6 +78,7 @@ public enum Verdict {
         }
         let failedKeys: Set<String> = missing.isEmpty ? [] : Set(failedAll.map { key($0.id.className, $0.id.name) })
         let notRun = missing.filter { name in
+            if let k = discoveredKeys[name] { return !failedKeys.contains(k) }
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             let cls = parts.first.flatMap { $0.split(separator: ".").last.map(String.init) } ?? ""
             return !failedKeys.contains(key(cls, parts.last ?? name))
@@ -208,12 +212,23 @@ public enum Verdict {
     /// is disabled in the code (`.disabled`, `XCTSkip`): shown as skipped, not required.
     public static func discoveredRequirement(_ discovery: TestsDiscovered, attempt: AttemptReport) -> [String] {
         let skipped = Set(attempt.tests.filter { $0.status == .skipped }.map { key($0.id.className, $0.id.name) })
-        return discovery.selected.compactMap { name -> String? in
-            let required = discovery.resultName(of: name)
-            let parts = required.split(separator: "/", maxSplits: 1).map(String.init)
-            let k = parts.count == 2 ? key(parts[0].split(separator: ".").last.map(String.init) ?? parts[0], parts[1]) : key("", required)
-            return skipped.contains(k) ? nil : required
+        let keys = discoveredRequirementKeys(discovery)
+        return discovery.selected.map(discovery.resultName(of:)).filter { !skipped.contains(keys[$0] ?? "") }
+    }
+
+    /// Result name → the key results carry: Swift Testing's by its name alone, XCTest's `Class/test`.
+    static func discoveredRequirementKeys(_ discovery: TestsDiscovered) -> [String: String] {
+        var out: [String: String] = [:]
+        for name in discovery.selected {
+            let result = discovery.resultName(of: name)
+            if name.hasSuffix(")") {
+                out[result] = key("", result)
+            } else {
+                let parts = result.split(separator: "/", maxSplits: 1).map(String.init)
+                out[result] = parts.count == 2 ? key(parts[0].split(separator: ".").last.map(String.init) ?? parts[0], parts[1]) : key("", result)
+            }
         }
+        return out
     }
 
     /// `Target.Suite/test()` → `test()`: how results name a Swift Testing test without a display name.
