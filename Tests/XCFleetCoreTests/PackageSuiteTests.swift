@@ -66,6 +66,7 @@ final class PackageSuiteTests: XCTestCase {
             (#"{"name": "a", "package": "Pkg", "filter": []}"#, "suites[0].filter: list at least one test name"),
             (#"{"name": "a", "package": "Pkg", "filter": "PkgTests"}"#, "suites[0].filter: expected an array, got a string"),
             (#"{"name": "a", "template": "cache-contract", "filter": ["X"]}"#, "suites[0].filter: filter narrows the tests of a package suite"),
+            (#"{"name": "a", "package": "Pkg", "subject": {}}"#, "suites[0].subject: a package suite runs the package's own tests"),
             (#"{"name": "a", "package": "Pkg", "mutants": true}"#, "suites[0]: a package suite has no mutants"),
             (#"{"name": "a", "package": "Pkg", "destination": "platform=macOS"}"#, "suites[0]: a package suite runs `swift test` on the host"),
         ]

@@ -152,12 +152,12 @@ package enum ReportFacts {
         let timedOut = decisive.map(Self.timedOut) ?? false
         let why = notRunReason(job)
         var listed = Set(slot.keys)
-        // A package job plans no manifest: its decisive attempt's discovered part is the one.
-        let expected = job.planned.expectedTests.isEmpty
-            ? (decisive.flatMap { d in d.discovery.map { Verdict.discoveredRequirement($0, attempt: d) } } ?? [])
-            : job.planned.expectedTests
-        for name in expected {
-            let id = identifier(fromManifest: name)
+        // A package job plans no manifest: its decisive attempt's discovered part is the one (a
+        // Swift Testing test is named as its results name it, display names with a `/` too).
+        let expected: [TestIdentifier] = job.planned.expectedTests.isEmpty
+            ? (decisive.flatMap { d in d.discovery.map { Verdict.discoveredRequirementIdentifiers($0, attempt: d) } } ?? [])
+            : job.planned.expectedTests.map(identifier(fromManifest:))
+        for id in expected {
             guard listed.insert(id.testKey).inserted else { continue }
             // A test that started and never ended was running when the attempt died.
             let category: TestCategory = unfinished.contains(id.testKey) ? (timedOut ? .timedOut : .crashed) : .notRun

@@ -216,6 +216,14 @@ public enum Verdict {
         return discovery.selected.map(discovery.resultName(of:)).filter { !skipped.contains(keys[$0] ?? "") }
     }
 
+    /// `discoveredRequirement` as the identifiers results carry (Swift Testing's with no suite).
+    public static func discoveredRequirementIdentifiers(_ discovery: TestsDiscovered, attempt: AttemptReport) -> [TestIdentifier] {
+        let swiftTesting = Set(discovery.selected.filter { $0.hasSuffix(")") }.map(discovery.resultName(of:)))
+        return discoveredRequirement(discovery, attempt: attempt).map { name in
+            swiftTesting.contains(name) ? TestIdentifier(suite: "", name: name) : ReportFacts.identifier(fromManifest: name)
+        }
+    }
+
     /// Result name → the key results carry: Swift Testing's by its name alone, XCTest's `Class/test`.
     static func discoveredRequirementKeys(_ discovery: TestsDiscovered) -> [String: String] {
         var out: [String: String] = [:]
