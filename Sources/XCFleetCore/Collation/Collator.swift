@@ -399,6 +399,8 @@ public struct Collator {
                 }
             case .quarantine(let entries):
                 quarantine = entries
+            case .testsDiscovered(let ref, let discovered):
+                attempts[ref]?.report.discovery = discovered
             }
         }
         // A run without its final event was killed: everything unfinished counts as interrupted.
@@ -443,6 +445,7 @@ public struct Collator {
             }
             attemptsByJob[jobID] = updated
         }
+        for (jobID, list) in attemptsByJob where list.count > 1 { attemptsByJob[jobID] = Collator.carryingPassedIntoReruns(list) }
 
         let specs = start?.suites ?? []
         var suites: [SuiteReport] = []

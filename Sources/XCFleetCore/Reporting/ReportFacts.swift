@@ -155,10 +155,14 @@ package enum ReportFacts {
         let unfinished = Set((decisive?.evidence?.unfinished ?? []).map(\.testKey))
         let timedOut = decisive.map(Self.timedOut) ?? false
         let why = notRunReason(job)
-        // Expected tests the attempt did not report (the observed ones are `slot`'s keys).
+        // Expected tests the attempt did not report (the observed ones are `slot`'s keys). A
+        // package job plans no manifest: its decisive attempt's discovered part is the one (a
+        // Swift Testing test is named as its results name it, display names with a `/` too).
+        let expected: [TestIdentifier] = job.planned.expectedTests.isEmpty
+            ? (decisive.flatMap { d in d.discovery.map { Verdict.discoveredRequirementIdentifiers($0, attempt: d) } } ?? [])
+            : job.planned.expectedTests.map(identifier(fromManifest:))
         var expectedOnly: Set<String> = []
-        for name in job.planned.expectedTests {
-            let id = identifier(fromManifest: name)
+        for id in expected {
             let key = id.testKey
             guard slot[key] == nil, expectedOnly.insert(key).inserted else { continue }
             // A test that started and never ended was running when the attempt died.

@@ -16,6 +16,14 @@ enum DriverSteps: Sendable {
         }
     }
 
+    /// A package job's discovered tests and this attempt's part (nil before `discover`, and for other sources).
+    var discovery: TestsDiscovered? {
+        switch self {
+        case .swiftPM(let s): return s.discovery
+        case .xcode: return nil
+        }
+    }
+
     /// The push made the job directory: the later steps run there.
     func use(directory: String) {
         switch self {
@@ -68,7 +76,11 @@ final class SwiftPMSteps: @unchecked Sendable {
     let executor: AttemptExecutor
     let collector: EventCollector
     var directory = ""
-    private let scanner = BuildProtocolScanner()
+    let scanner = BuildProtocolScanner()
+    /// A package job's discovered tests and this attempt's part (set by the discover step).
+    var discovery: TestsDiscovered?
+    /// Which discovered tests are Swift Testing's (they run through the other library).
+    var swiftTesting: Set<String> = []
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
@@ -116,6 +128,8 @@ final class SwiftPMSteps: @unchecked Sendable {
             self.pending = nil
             return pending
         }
+        if step == .discover { return await discover() }
+        if step == .test, executor.job.source.packageDirectory != nil { return await runPackageTests() }
         let shell = executor.shell
         let timeouts = executor.job.spec.timeouts
         let cached = self.cached
@@ -132,7 +146,7 @@ final class SwiftPMSteps: @unchecked Sendable {
                 let test = try cached.testCommand(products: scanner.products, toolchain: identity)
                 command = executor.record?.wrap(test) ?? test
                 total = timeouts.test
-            case .push, .collect:
+            case .push, .collect, .discover:
                 return .collected // not SwiftPM steps (push is the executor's; nothing to collect)
             }
             let started = Date()

@@ -91,6 +91,8 @@ extension XcodebuildJob {
         case .collect:
             await readBundle(streamed: session.watcher.events(), outcome: &session.outcome, progress: progress)
             return .collected
+        case .discover:
+            return .discovered(problem: nil) // Xcode jobs list nothing yet: their manifest is the planned one
         }
     }
 

@@ -44,7 +44,11 @@ struct AttemptExecutor: Sendable {
 
     /// Runs the attempt through the `AttemptMachine` (its end is in the event log) and returns the
     /// outcome the scheduler needs. The job's source decides the steps; this loop only performs them.
-    func execute() async -> Scheduler.AttemptOutcome {
+    func execute() async -> Scheduler.AttemptOutcome { await executeForRerun().outcome }
+
+    /// `execute`, plus (for a package job) the discovered tests this attempt did not see passing:
+    /// what a rerun after test failures runs again.
+    func executeForRerun() async -> (outcome: Scheduler.AttemptOutcome, notPassed: [String]?) {
         let collector = EventCollector(ref: ref, log: log, secrets: log.secrets + shell.host.secrets,
                                        logsDirectory: logsDirectory, logName: AttemptExecutor.logName(ref))
         defer { collector.close() }
@@ -68,9 +72,10 @@ struct AttemptExecutor: Sendable {
             }
         })
         log.append(.attemptEnded(ref, ended))
-        let report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
+        var report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
+        report.discovery = steps.discovery
         let problems = Verdict.problems(of: report, expected: job.planned.expectedTests, quarantined: quarantined)
-        return machine.outcome(testsPassed: problems.isEmpty)
+        return (machine.outcome(testsPassed: problems.isEmpty), steps.discovery.map { PackageSelection.notPassed($0, attempt: report) })
     }
 
     /// The push step: a fresh job directory with the workspace in it. On a warm SSH host the

@@ -103,7 +103,8 @@ public final class Runner: Sendable {
     /// Runs the plan to the end (or to an interrupt) and writes the reports. Returns the collated report.
     public func run() async throws -> RunReport {
         let mutants = try MutantSpec.all(in: config.root)
-        let planner = JobPlanner(renderer: Renderer(root: config.root, userTemplates: config.userTemplates), mutants: mutants, history: config.history)
+        let planner = JobPlanner(renderer: Renderer(root: config.root, userTemplates: config.userTemplates), mutants: mutants, history: config.history,
+                                 packages: try await PackageWorkspace.read(config.plan))
         let jobs = try planner.jobs(for: config.plan, forceMutants: config.forceMutants)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -164,6 +165,8 @@ actor RunCoordinator {
     var recoveries: [String: HostRecovery] = [:]
     /// Hosts whose probe passed, as the scheduler will know them when they join again.
     var rejoining: [String: SchedulerHost] = [:]
+    /// Package jobs' reruns after test failures: job id → the discovered tests to run again.
+    var reruns: [String: [String]] = [:]
     /// Running attempts: job id → host and process-record token.
     var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
@@ -345,7 +348,8 @@ actor RunCoordinator {
     }
 
     private func launch(jobID: String, attempt: Int, host hostName: String, slot: Int) {
-        guard let job = jobs[jobID], let host = hosts[hostName] else { return }
+        guard var job = jobs[jobID], let host = hosts[hostName] else { return }
+        job.rerun = reruns[jobID]
         if wasInterrupted { return }
         let ref = AttemptRef(jobID: jobID, attempt: attempt)
         log.append(.attemptStarted(ref, host: hostName, slot: slot))
@@ -366,7 +370,10 @@ actor RunCoordinator {
                     // The build took the host's build lock: other jobs of the key wait for it there.
                     executor.buildStarted = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: true) } }
                 }
-                outcome = await executor.execute()
+                let result = await executor.executeForRerun()
+                outcome = result.outcome
+                // A package job's rerun after test failures runs only the tests that did not pass.
+                if case .testsFailed = outcome, let notPassed = result.notPassed, !notPassed.isEmpty { self.reruns[jobID] = notPassed }
                 if let key = self.scheduledBuildKey(jobID) {
                     var built = false
                     switch outcome { case .passed, .testsFailed: built = true; default: break }

@@ -12,6 +12,9 @@ public struct JobSource: Equatable, Sendable {
     public enum Origin: Equatable, Sendable {
         /// A package rendered from one of our templates (`Renderer`): the template's name.
         case template(String)
+        /// A team's own SwiftPM package (`PackageSuite`): its folder relative to the repository that is
+        /// pushed ("" for the repository's top). Its tests are the ones discovered after the build.
+        case package(String)
     }
 
     /// The tool that builds and tests the workspace.
@@ -34,8 +37,18 @@ public struct JobSource: Equatable, Sendable {
         self.driver = driver
     }
 
-    /// The steps an attempt of this source runs, in order (cleanup always follows).
-    public var steps: [AttemptStep] { driver.steps }
+    /// The steps an attempt of this source runs, in order (cleanup always follows). A package lists
+    /// the tests of what was built (`discover`) before it runs them.
+    public var steps: [AttemptStep] {
+        guard case .package = origin, driver == .swiftPM else { return driver.steps }
+        return [.push, .build, .discover, .test]
+    }
+
+    /// The package's folder relative to the pushed tree, for a package source.
+    public var packageDirectory: String? {
+        if case .package(let dir) = origin { return dir }
+        return nil
+    }
 
     /// How the build step's failure is named when the output held no compiler error.
     public var buildToolName: String { driver.buildToolName }
@@ -75,6 +88,9 @@ public enum AttemptStep: String, Equatable, Sendable, CaseIterable {
     case push
     /// Build, or reuse a cached build of the same key (Xcode: also choose the Xcode and boot the simulator).
     case build
+    /// List the tests of what was built (`swift test list` of the built products, without a
+    /// rebuild): the attempt's manifest, logged as `testsDiscovered`. Package sources only.
+    case discover
     /// Run the tests, output streamed to the parser.
     case test
     /// Read what the test run left behind (Xcode's result bundle).
@@ -84,7 +100,7 @@ public enum AttemptStep: String, Equatable, Sendable, CaseIterable {
     public var phase: Phase {
         switch self {
         case .push: return .push
-        case .build: return .build
+        case .build, .discover: return .build
         case .test: return .test
         case .collect: return .fetch
         }

@@ -139,5 +139,8 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case hostProvisioned(host: String, seconds: Double)
         /// The quarantine in force (written after `runStarted`; see docs/history.md, "Quarantine").
         case quarantine([QuarantineEntry])
+        /// The tests a package job's attempt found in what was built, and the part it runs (after
+        /// the build, before the test run; absent in older runs).
+        case testsDiscovered(AttemptRef, TestsDiscovered)
     }
 }
