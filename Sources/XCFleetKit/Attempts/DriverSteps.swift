@@ -20,7 +20,7 @@ enum DriverSteps: Sendable {
     var discovery: TestsDiscovered? {
         switch self {
         case .swiftPM(let s): return s.discovery
-        case .xcode: return nil
+        case .xcode(let s): return s.discovery
         }
     }
 
@@ -198,6 +198,8 @@ final class XcodeSteps: @unchecked Sendable {
     private var job: XcodebuildJob?
     private var session: XcodebuildJob.Session?
     private var injected = 0
+    /// A project job's discovered tests and this attempt's part (after `discover`).
+    var discovery: TestsDiscovered? { session?.outcome.discovery }
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
@@ -239,6 +241,7 @@ final class XcodeSteps: @unchecked Sendable {
             executor.log.append(.build(executor.ref, record))
             session.outcome.build = nil
         }
+        if step == .discover, let found = session.outcome.discovery { executor.log.append(.testsDiscovered(executor.ref, found)) }
         // The result bundle's corrections and the disagreements follow the streamed events.
         for e in session.outcome.extraEvents.dropFirst(injected) { collector.inject(e) }
         injected = session.outcome.extraEvents.count
