@@ -89,6 +89,7 @@ final class XcodeProjectSuiteTests: XCTestCase {
         XCTAssertEqual(jobs.map(\.planned.shard), [0, 1, 0, 1])
         XCTAssertTrue(jobs.allSatisfy { $0.planned.expectedTests.isEmpty }, "the manifest comes from the build")
         XCTAssertEqual(jobs[0].source.steps, [.push, .build, .discover, .test, .collect])
+        XCTAssertEqual(jobs[0].requires, ["platform:macos"], "xcodebuild needs a Mac")
         XCTAssertEqual(jobs[0].source.driver, .xcodebuild(destination: "platform=iOS Simulator,name=iPhone 16"))
         let input = XcodebuildJob.Input(job: jobs[3])
         XCTAssertEqual(input.project?.scheme, "App")

@@ -121,8 +121,9 @@ public struct JobPlanner: Sendable {
                     var planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
                                              repetition: rep, mutant: nil, expectedTests: [], contentHash: workspace.contentHash)
                     planned.configuration = configuration
+                    // xcodebuild runs on a Mac: never offered to a host without the label.
                     var job = PlannedJob(planned: planned, spec: suite, workspace: workspace, filter: nil,
-                                         requires: suite.requires.sorted(), origin: .xcodeProject(project))
+                                         requires: Array(Set(suite.requires + ["platform:macos"])).sorted(), origin: .xcodeProject(project))
                     job.shardDurations = history?.durations(suite: suite.name) ?? [:]
                     out.append(job)
                 }
