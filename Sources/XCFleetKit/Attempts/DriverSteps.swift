@@ -20,7 +20,7 @@ enum DriverSteps: Sendable {
     var discovery: TestsDiscovered? {
         switch self {
         case .swiftPM(let s): return s.discovery
-        case .xcode: return nil
+        case .xcode(let s): return s.discovery
         }
     }
 
@@ -55,6 +55,11 @@ enum DriverSteps: Sendable {
         }
     }
 
+    /// A build this attempt claimed for the fleet and did not finish (push failed, cancelled): others may build it.
+    func releaseBuildClaim() async {
+        if case .swiftPM(let s) = self { await s.releaseBuildClaim() }
+    }
+
     /// What the driver itself set up (a simulator), before the job directory goes.
     func cleanUp() async {
         switch self {
@@ -81,6 +86,8 @@ final class SwiftPMSteps: @unchecked Sendable {
     var discovery: TestsDiscovered?
     /// Which discovered tests are Swift Testing's (they run through the other library).
     var swiftTesting: Set<String> = []
+    /// The build key this attempt claimed for the fleet (it builds it; `SwiftPMSteps+Relay.swift`).
+    var claimedBuild: String?
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
@@ -92,7 +99,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     private var chainIdentity: String?
     private var chainStarted = Date()
 
-    private var cached: SwiftPMCachedBuild {
+    var cached: SwiftPMCachedBuild {
         SwiftPMCachedBuild(job: executor.job, shell: executor.shell, directory: directory, driver: executor.driver)
     }
 
@@ -106,6 +113,8 @@ final class SwiftPMSteps: @unchecked Sendable {
     /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
     func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
+        // Another host builds or built this key: receive it in the build step instead.
+        guard await claimForChainedBuild(identity: identity) else { return nil }
         chainIdentity = identity
         chainStarted = Date()
         let job = executor.job, shell = executor.shell, driver = executor.driver
@@ -140,6 +149,7 @@ final class SwiftPMSteps: @unchecked Sendable {
             let total: Double
             switch step {
             case .build:
+                await receiveFromFleet(identity: identity)
                 command = buildCommand(cached, identity: identity)
                 total = timeouts.build
             case .test:
@@ -173,7 +183,9 @@ final class SwiftPMSteps: @unchecked Sendable {
     private func buildEnded(_ termination: CommandTermination, identity: String, started: Date) -> AttemptMachine.StepResult {
         let shell = executor.shell, ref = executor.ref, log = executor.log
         collector.finishStream()
-        if termination == .exited(0), let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
+        let record = termination == .exited(0) ? scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) : nil
+        buildFinished(key: cached.key(toolchain: identity).hex, product: record?.product)
+        if let record {
             executor.buildTrust.record(record)
             log.append(.build(ref, record))
             if let why = record.untrusted {
@@ -198,6 +210,8 @@ final class XcodeSteps: @unchecked Sendable {
     private var job: XcodebuildJob?
     private var session: XcodebuildJob.Session?
     private var injected = 0
+    /// A project job's discovered tests and this attempt's part (after `discover`).
+    var discovery: TestsDiscovered? { session?.outcome.discovery }
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
@@ -239,6 +253,7 @@ final class XcodeSteps: @unchecked Sendable {
             executor.log.append(.build(executor.ref, record))
             session.outcome.build = nil
         }
+        if step == .discover, let found = session.outcome.discovery { executor.log.append(.testsDiscovered(executor.ref, found)) }
         // The result bundle's corrections and the disagreements follow the streamed events.
         for e in session.outcome.extraEvents.dropFirst(injected) { collector.inject(e) }
         injected = session.outcome.extraEvents.count

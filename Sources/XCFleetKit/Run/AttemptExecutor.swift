@@ -38,6 +38,10 @@ struct AttemptExecutor: Sendable {
     var toolchains = ToolchainIdentityCache()
     /// The builds xcfleet made per host, shared by the run's attempts: what a cached build must match.
     var buildTrust = BuildTrust()
+    /// The run's builds across hosts (build once per fleet); nil: every host builds for itself.
+    var fleetBuilds: FleetBuilds? = nil
+    /// Opens a shell to another host of the run (the source of a relayed build).
+    var openShell: (@Sendable (String) async throws -> any RemoteShell)? = nil
 
     /// Called when the attempt's build takes the host's build lock (it compiles: nothing cached).
     var buildStarted: (@Sendable () -> Void)? = nil
@@ -71,6 +75,7 @@ struct AttemptExecutor: Sendable {
             case .finish, .perform, .cleanUp: break
             }
         })
+        await steps.releaseBuildClaim()
         log.append(.attemptEnded(ref, ended))
         var report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
         report.discovery = steps.discovery

@@ -58,6 +58,8 @@ public struct JobPlanned: Equatable, Codable, Sendable {
     public var expectedTests: [String]
     /// SHA-256 of the pushed workspace (absent in runs recorded before history existed).
     public var contentHash: String?
+    /// The test-plan configuration an Xcode project job runs (`-only-test-configuration`; nil: all).
+    public var configuration: String? = nil
 
     public init(jobID: String, suite: String, kind: SuiteKind, shard: Int = 0, shardCount: Int = 1, repetition: Int = 0, mutant: String? = nil, mutantFault: String? = nil,
                 expectedTests: [String], contentHash: String? = nil) {
