@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Linux approximation for the combine-lifetime template: builds it against the self-written
-# Combine stand-in in scripts/combine-shim (type checking in Swift 6 mode), runs its K tests,
+# Linux approximation for the combine-lifetime template: builds its tests, the shared contract kit
+# and xcfleet's reference types with their adapter (Templates/adapters/combine-lifetime) against the
+# self-written Combine stand-in in scripts/combine-shim (type checking in Swift 6 mode), runs its K tests,
 # then swaps in the files each Combine mutant changes (its edits applied by
 # `xcfleet render --mutant ID`, see scripts/mutant-render.sh) and requires a failing test named
 # after the mutant's contract id. macOS hosts with the real Combine stay the authority; this catches type errors
@@ -32,9 +33,13 @@ let package = Package(
 )
 SWIFT
 sleep 1  # fresh times: the incremental build compares modification times by whole seconds
-rm -f "$pkg/Sources/Combine/"*.swift "$pkg/Tests/CombineLifetimeTests/"*.swift
+rm -rf "$pkg/Sources/Combine/"*.swift "$pkg/Tests/CombineLifetimeTests/"*.swift "$scratch/base"
+mkdir -p "$scratch/base"
 cp "$root/scripts/combine-shim/"*.swift "$pkg/Sources/Combine/"
-cp "$root/Templates/combine-lifetime/"*.swift "$pkg/Tests/CombineLifetimeTests/"
+# What `xcfleet render` puts in the test target of a combine-lifetime suite without a subject.
+cp "$root/Templates/combine-lifetime/"*.swift "$root/Templates/contract-kit/"*.swift \
+   "$root/Templates/adapters/combine-lifetime/"*.swift "$scratch/base/"
+cp "$scratch/base/"*.swift "$pkg/Tests/CombineLifetimeTests/"
 
 run_suite() {
   (cd "$pkg" && timeout "$limit" swift test >"$1" 2>&1)
@@ -57,7 +62,7 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
   if ! rendered="$(mutant_render "$root" "$scratch" "$id" combine-lifetime 2>"$logs/$id.render")"; then
     echo "FAIL $id: the mutant does not apply: $(cat "$logs/$id.render")"; bad=1; continue
   fi
-  changed="$(mutant_changed "$rendered" Tests/CombineLifetimeTests "$root/Templates/combine-lifetime")"
+  changed="$(mutant_changed "$rendered" Tests/CombineLifetimeTests "$scratch/base")"
   [ -n "$changed" ] || { echo "FAIL $id: changes no file of the template"; bad=1; continue; }
   sleep 1
   for name in $changed; do cp "$rendered/Tests/CombineLifetimeTests/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
@@ -75,6 +80,6 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
     bad=1
   fi
   sleep 1
-  for name in $changed; do cp "$root/Templates/combine-lifetime/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
+  for name in $changed; do cp "$scratch/base/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
 done
 exit "$bad"
