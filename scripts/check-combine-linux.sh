@@ -41,14 +41,7 @@ cp "$root/Templates/combine-lifetime/"*.swift "$root/Templates/contract-kit/"*.s
    "$root/Templates/adapters/combine-lifetime/"*.swift "$scratch/base/"
 cp "$scratch/base/"*.swift "$pkg/Tests/CombineLifetimeTests/"
 
-run_suite() {
-  (cd "$pkg" && timeout "$limit" swift test >"$1" 2>&1)
-  local status=$?
-  grep -oE "Test Case '[^']+' failed" "$1" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u >"$2" || true
-  return $status
-}
-
-if run_suite "$logs/real.log" "$logs/real.failed"; then
+if mutant_swift_test "$pkg" "$logs/real.log" "$logs/real.failed"; then
   echo "PASS template: $(grep -cE "Test Case '.*' passed" "$logs/real.log") test cases passed"
 else
   echo "FAIL template (see $logs/real.log)"; grep -E "error:|failed" "$logs/real.log" | head -n 30; exit 1
@@ -66,19 +59,8 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
   [ -n "$changed" ] || { echo "FAIL $id: changes no file of the template"; bad=1; continue; }
   sleep 1
   for name in $changed; do cp "$rendered/Tests/CombineLifetimeTests/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
-  run_suite "$logs/$id.log" "$logs/$id.failed"
-  status=$?
-  if ! grep -q "Compiling CombineLifetimeTests" "$logs/$id.log"; then
-    echo "FAIL $id: the test target was not recompiled (stale build)"; bad=1
-  elif [ "$status" -eq 0 ]; then
-    echo "FAIL $id ($contract): NOT killed"; bad=1
-  elif grep -q "test${contract}_" "$logs/$id.failed"; then
-    echo "KILLED $id ($contract) by: $(paste -sd, "$logs/$id.failed")"
-  else
-    echo "FAIL $id ($contract): failed without a $contract test failing: $(paste -sd, "$logs/$id.failed")"
-    grep -m 5 "error:" "$logs/$id.log" || true
-    bad=1
-  fi
+  mutant_swift_test "$pkg" "$logs/$id.log" "$logs/$id.failed"
+  mutant_verdict "$id" "$contract" $? "$logs/$id.log" "$logs/$id.failed" CombineLifetimeTests || bad=1
   sleep 1
   for name in $changed; do cp "$scratch/base/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
 done

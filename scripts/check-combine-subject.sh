@@ -81,14 +81,7 @@ place() {  # the rendered folder $1 into the Linux package
 }
 place "$gate"
 
-run_suite() {
-  (cd "$pkg" && timeout "$limit" swift test >"$1" 2>&1)
-  local status=$?
-  grep -oE "Test Case '[^']+' failed" "$1" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u >"$2" || true
-  return $status
-}
-
-if run_suite "$logs/real.log" "$logs/real.failed"; then
+if mutant_swift_test "$pkg" "$logs/real.log" "$logs/real.failed"; then
   passed="$(grep -cE "Test Case '.*' passed" "$logs/real.log")"
   skipped="$(grep -cE "Test Case '.*' skipped" "$logs/real.log")"
   [ "$passed" -gt 0 ] || { echo "FAIL $module: no test ran (see $logs/real.log)"; exit 1; }
@@ -113,19 +106,8 @@ for pair in "${specs[@]}"; do
   fi
   sleep 1
   place "$rendered"
-  run_suite "$logs/$id.log" "$logs/$id.failed"
-  status=$?
-  if ! grep -q "Compiling $module" "$logs/$id.log"; then
-    echo "FAIL $id: the subject was not recompiled (stale build, or the mutant changes nothing)"; bad=1
-  elif [ "$status" -eq 0 ]; then
-    echo "FAIL $id ($contract): NOT killed"; bad=1
-  elif grep -q "test${contract}_" "$logs/$id.failed"; then
-    echo "KILLED $id ($contract) by: $(paste -sd, "$logs/$id.failed")"
-  else
-    echo "FAIL $id ($contract): failed without a $contract test failing: $(paste -sd, "$logs/$id.failed")"
-    grep -m 5 "error:" "$logs/$id.log" || true
-    bad=1
-  fi
+  mutant_swift_test "$pkg" "$logs/$id.log" "$logs/$id.failed"
+  mutant_verdict "$id" "$contract" $? "$logs/$id.log" "$logs/$id.failed" "$module" || bad=1
   sleep 1
   place "$scratch/gate"
 done
