@@ -50,7 +50,7 @@ let package = Package(
             name: "CacheContractTests",
             dependencies: ["CacheContract"],
             path: "Templates",
-            sources: ["cache-contract", "adapters/cache-contract"]
+            sources: ["cache-contract", "adapters/cache-contract", "contract-kit"]
         ),
         // Tests in layers (docs/architecture.md): one support library (seeded data, paths, the
         // binary locator, fake toolchains, sshd test hosts); pure-core tests that run in seconds;
