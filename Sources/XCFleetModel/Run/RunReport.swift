@@ -102,6 +102,8 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     /// What the runner itself said (totals, xcodebuild's statements, unreadable lines, …), for the
     /// cross-check in `Verdict`; nil when it said nothing of the kind.
     public var evidence: RunnerEvidence? = nil
+    /// What its push sent (absent in runs recorded before incremental pushes, and when the push failed).
+    public var push: PushRecord? = nil
 
     package init(number: Int, host: String, slot: Int, start: Double, end: Double? = nil, phases: [PhaseSpan], termination: CommandTermination? = nil, infraError: String? = nil, timedOutPhase: Phase? = nil, tests: [TestResult], unattributedFailures: [FailureDetail], crashes: [String], buildErrors: [FailureDetail], metrics: [Metric], problems: [String], lost: Bool, build: BuildRecord? = nil, evidence: RunnerEvidence? = nil) {
         self.number = number
