@@ -56,10 +56,10 @@ final class SSHBuildCacheTests: XCTestCase {
         return try XCTUnwrap(jobs.first).workspace
     }
 
-    /// Warm re-run over SSH: the build comes from the host's cache (no compiler), and a push-cache
-    /// entry planted by another local user for this very package is not used: the run is green
+    /// Warm re-run over SSH: the build comes from the host's cache (no compiler), and a push-store
+    /// blob planted by another local user for this very package is not used: the run is green
     /// with xcfleet's own files and the planted Package.swift never runs.
-    func testWarmRerunUsesTheCachedBuildAndAPlantedPushCacheEntryIsNotUsed() throws {
+    func testWarmRerunUsesTheCachedBuildAndAPlantedBlobIsNotUsed() throws {
         let other = try WorkRootSafetyTests.otherUser()
         let root = "\(hosts[0].directory)/\(hosts[0].name)/buildcache-\(UUID().uuidString.prefix(6))"
         let fleet = try fleet(workRoot: root)
