@@ -20,6 +20,7 @@ enum BlobPush {
             throw RemoteShellError(.push, host: host, said.isEmpty ? "work root \(workRoot) is not private" : said)
         case .exited(PushCacheScript.noDirectoryStatus):
             throw RemoteShellError(.command, host: host, "cannot create a job directory under \(workRoot): \(said); check workRoot and free disk")
+        case .exited(PushCacheScript.badInputStatus): throw RemoteShellError(.push, host: host, said)
         case .connectionLost(let why): throw RemoteShellError(.push, host: host, "connection lost: \(why)")
         case .timedOut: throw RemoteShellError(.timeout, host: host, "push did not finish within \(limit) s")
         case .cancelled: throw CancellationError()
