@@ -75,21 +75,31 @@ public enum PushCacheScript {
             return hashes.filter { seen.insert($0).inserted }
         }
 
-        /// The fill's stdin as chunks: the lines of the files that use `missing`, an empty line,
-        /// then `SHA256 SIZE\n` and the contents of each missing blob.
-        public func fillInput(_ missing: [String]) -> [[UInt8]] {
+        /// The fill's stdin as chunks of about `chunkBytes`: the lines of the files that use
+        /// `missing`, an empty line, then `SHA256 SIZE\n` and the contents of each missing blob.
+        public func fillInput(_ missing: [String], chunkBytes: Int = 256 << 10) -> [[UInt8]] {
             let wanted = Set(missing)
-            var chunks: [[UInt8]] = [Array((entries.filter { wanted.contains($0.hash) }.map(Self.line).joined() + "\n").utf8)]
+            var chunks: [[UInt8]] = []
+            var current = Array((entries.filter { wanted.contains($0.hash) }.map(Self.line).joined() + "\n").utf8)
+            func add(_ bytes: some Collection<UInt8>) {
+                current += bytes
+                if current.count >= chunkBytes {
+                    chunks.append(current)
+                    current = []
+                    current.reserveCapacity(chunkBytes + (64 << 10))
+                }
+            }
             for h in missing {
                 guard let data = contents[h] else { continue }
-                chunks.append(Array("\(h) \(data.count)\n".utf8))
+                add(Array("\(h) \(data.count)\n".utf8))
                 var offset = 0
                 while offset < data.count {
-                    let end = min(data.count, offset + (1 << 20))
-                    chunks.append([UInt8](data[data.startIndex + offset ..< data.startIndex + end]))
+                    let end = min(data.count, offset + chunkBytes)
+                    add(data[data.startIndex + offset ..< data.startIndex + end])
                     offset = end
                 }
             }
+            if !current.isEmpty { chunks.append(current) }
             return chunks
         }
 

@@ -260,6 +260,7 @@ final class IncrementalPushTests: XCTestCase {
         XCTAssertEqual(damaged.status, PushCacheScript.badInputStatus)
         XCTAssertEqual(damaged.stderr, "xcfleet: blob \(h) was damaged in transit\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/.cache/blobs/" + h), "a damaged blob is not stored")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/f"), "nor left in the job directory")
         let short = try hostScript(fill, input: Data("\(h) - f\n\n\(h) \(blob.count)\npay".utf8))
         XCTAssertEqual(short.stderr, "xcfleet: the blob stream ended early\n")
         let lacking = try hostScript(fill, input: Data("\(h) - f\n\n".utf8))

@@ -11,6 +11,7 @@
 // are xcfleet's push outcome and rsync's `--stats` "Total bytes sent". Ratio = xcfleet ÷ rsync.
 // The last line is the floor of any fresh job directory on the host: `cp -R` of the same tree.
 import Foundation
+import XCFleetHostScripts
 import XCFleetKit
 
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
@@ -133,6 +134,9 @@ let total = base.reduce(0) { $0 + $1.contents.count }
 print("bench-push: 2,000 files, \(total / 1000) kB, loopback sshd, \(ProcessInfo.processInfo.activeProcessorCount) cores, median of \(runs)")
 do {
     let ws = Workspace(files: base)
+    let hashing = now()
+    _ = PushCacheScript.Plan(ws)
+    print("xcfleet's file list (SHA-256 of every file, on this machine): \(ms(now() - hashing))")
     // Cold.
     var oursCold: [Double] = [], oursColdPush: [Double] = [], theirsCold: [Double] = []
     var oursColdBytes = 0, theirsColdBytes = 0

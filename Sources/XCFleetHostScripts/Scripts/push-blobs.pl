@@ -12,8 +12,8 @@ use strict; use warnings; use Fcntl qw(O_RDONLY O_WRONLY O_CREAT O_EXCL O_NOFOLL
 use Digest::SHA;
 my ($mode, $root, $dir, $max, $then) = @ARGV;
 my $store = "$root/.cache/blobs";
-my $tmp;
-sub bad { unlink $tmp if defined $tmp; print STDERR "xcfleet: $_[0]\n"; exit 95; }
+my ($tmp, @partial); # what the blob being received was written to: removed when it fails
+sub bad { unlink grep { defined } $tmp, @partial; print STDERR "xcfleet: $_[0]\n"; exit 95; }
 my (@files, %want);
 while (my $l = <STDIN>) {
   chomp $l; last if $l eq "";
@@ -56,17 +56,21 @@ if ($mode eq "check") {
 bad("unknown mode $mode") unless $mode eq "fill";
 my %paths; push @{$paths{$_->[0]}}, $_ for @files;
 binmode STDIN;
+# Each blob is written at once to the store (a temporary name until its hash is checked) and to its paths.
 while (my $l = <STDIN>) {
   my ($h, $size) = $l =~ /^([0-9a-f]{64}) (\d+)\n$/ or bad("malformed blob header");
   $tmp = "$store/.in-$$-$h";
   sysopen(my $out, $tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or bad("cannot create $tmp: $!");
+  my @dst; @partial = ();
+  for my $f (@{$paths{$h} || []}) { parents($f->[2]); my $d = "$dir/$f->[2]";
+    sysopen(my $o, $d, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, $f->[1]) or bad("cannot create $d: $!");
+    push @dst, $o; push @partial, $d; $f->[3] = 1; }
   my $sha = Digest::SHA->new(256); my $left = $size; my $buf;
   while ($left > 0) { my $n = read(STDIN, $buf, $left > (1 << 20) ? 1 << 20 : $left); bad("the blob stream ended early") unless $n;
-    $sha->add($buf); print $out $buf or bad("cannot write $tmp: $!"); $left -= $n; }
-  close $out or bad("cannot write $tmp: $!");
-  if ($sha->hexdigest ne $h) { unlink $tmp; bad("blob $h was damaged in transit"); }
-  rename $tmp, "$store/$h" or bad("cannot store blob $h: $!"); undef $tmp;
-  for my $f (@{$paths{$h} || []}) { place("$store/$h", $h, $f->[1], $f->[2]) or bad("blob $h changed while it was copied"); $f->[3] = 1; }
+    $sha->add($buf); for my $o ($out, @dst) { print $o $buf or bad("cannot write blob $h: $!"); } $left -= $n; }
+  for my $o ($out, @dst) { close $o or bad("cannot write blob $h: $!"); }
+  bad("blob $h was damaged in transit") if $sha->hexdigest ne $h;
+  rename $tmp, "$store/$h" or bad("cannot store blob $h: $!"); undef $tmp; @partial = ();
 }
 for my $f (@files) { bad("the blob stream lacks $f->[0] for $f->[2]") unless $f->[3]; }
 # Least recently used first, down to MAX bytes; blobs used in the last 10 minutes stay (a push in flight).
