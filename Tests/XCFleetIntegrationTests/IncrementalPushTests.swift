@@ -136,30 +136,45 @@ final class IncrementalPushTests: XCTestCase {
         try await incrementalPush(local(), fresh: local())
     }
 
-    /// prepareJob on a warm SSH host runs the chained command in the same round trip; on a host
-    /// lacking a file it does not, and the job directory is complete after the fill.
-    func testSSHPrepareJobChainsOnlyWhenEveryFileIsThere() async throws {
+    /// prepareJob over SSH runs the chained command in the same round trip as the check on a host
+    /// holding every file, and after the fill (on its exec line) on a host lacking some; the
+    /// missing-hash list and the fill's line never reach the command's output.
+    func testSSHPrepareJobChainsTheCommandAfterTheCheckOrTheFill() async throws {
         let shell = try await ssh(2)
-        let a = Self.repository()
         let chain: @Sendable (String) throws -> ShellCommand? = { _ in ShellCommand(["sh", "-c", "echo chained; ls scripts"]) }
-        let out = OutputCollectorChunks()
-        let cold = try await shell.prepareJob(jobID: "p", workspace: a, pushSeconds: 60, directoryCreated: { _ in }, then: chain,
-                                              deadlines: CommandDeadlines(total: 30, silence: 30)) { out.add($0) }
-        XCTAssertNil(cold.chained)
+        func prepare(_ ws: Workspace) async throws -> (JobPreparation, String) {
+            let out = OutputCollectorChunks()
+            let p = try await shell.prepareJob(jobID: "p", workspace: ws, pushSeconds: 60, directoryCreated: { _ in }, then: chain,
+                                               deadlines: CommandDeadlines(total: 30, silence: 30)) { out.add($0) }
+            try Self.expected(ws, in: p.directory)
+            return (p, out.stdoutText)
+        }
+        let a = Self.repository()
+        let (cold, coldOut) = try await prepare(a)
         guard case .pushed(_, a.files.count) = cold.push else { return XCTFail("\(cold.push)") }
-        XCTAssertEqual(out.stdoutText, "", "the missing-hash list is not the chained command's output")
-        try Self.expected(a, in: cold.directory)
+        XCTAssertEqual(cold.chained, .exited(0))
+        XCTAssertEqual(coldOut, "chained\nrun.sh\n")
         let b = Self.changed(a)
-        let partial = try await shell.prepareJob(jobID: "p", workspace: b, pushSeconds: 60, directoryCreated: { _ in }, then: chain,
-                                                 deadlines: CommandDeadlines(total: 30, silence: 30)) { out.add($0) }
-        XCTAssertNil(partial.chained)
+        let (partial, partialOut) = try await prepare(b)
         guard case .pushed(_, 3) = partial.push else { return XCTFail("only the three changed files, got \(partial.push)") }
-        try Self.expected(b, in: partial.directory)
-        let warm = try await shell.prepareJob(jobID: "p", workspace: b, pushSeconds: 60, directoryCreated: { _ in }, then: chain,
-                                              deadlines: CommandDeadlines(total: 30, silence: 30)) { out.add($0) }
+        XCTAssertEqual(partial.chained, .exited(0))
+        XCTAssertEqual(partialOut, "chained\nrun.sh\n")
+        let (warm, warmOut) = try await prepare(b)
         XCTAssertEqual(warm.push, .unchanged)
         XCTAssertEqual(warm.chained, .exited(0))
-        XCTAssertEqual(out.stdoutText, "chained\nrun.sh\n")
+        XCTAssertEqual(warmOut, "chained\nrun.sh\n")
+
+        // A chained command that fails is reported as its own ending, not as a failed push.
+        let failing: @Sendable (String) throws -> ShellCommand? = { _ in ShellCommand(["sh", "-c", "exit 7"]) }
+        let c = Workspace(files: b.files.map { f in
+            var f = f
+            if f.path == "empty" { f.contents = Data("now full\n".utf8) }
+            return f
+        })
+        let failed = try await shell.prepareJob(jobID: "p", workspace: c, pushSeconds: 60, directoryCreated: { _ in }, then: failing,
+                                                deadlines: CommandDeadlines(total: 30, silence: 30)) { _ in }
+        XCTAssertEqual(failed.chained, .exited(7))
+        try Self.expected(c, in: failed.directory)
         await shell.close()
     }
 

@@ -6,7 +6,8 @@
 # when a blob failed its hash) and one missing hash per line, and exits 3 when THEN=1. MODE fill:
 # the lines, an empty line, then `SHA256 SIZE\n` + SIZE bytes per missing blob; each is checked,
 # stored and copied to its paths; then the least recently used blobs go until the store is under
-# MAX bytes (blobs used in the last 10 minutes stay). Paths are untrusted: no `..`, no empty or
+# MAX bytes (blobs used in the last 10 minutes stay), and `XCFLEET-PUSH filled` is the one line
+# printed (a command chained after the fill follows it on stdout). Paths are untrusted: no `..`, no empty or
 # `.` component, no control character; parents are made here and never followed through a link.
 use strict; use warnings; use Fcntl qw(O_RDONLY O_WRONLY O_CREAT O_EXCL O_NOFOLLOW);
 use Digest::SHA;
@@ -79,5 +80,5 @@ my ($now, $total, @e) = (time, 0);
 for my $n (readdir $dh) { next unless $n =~ /^[0-9a-f]{64}$/; my @st = lstat "$store/$n" or next; $total += $st[7]; push @e, [$st[9], $n, $st[7]]; }
 closedir $dh;
 for my $x (sort { $a->[0] <=> $b->[0] } @e) { last if $total <= $max; next if $now - $x->[0] < 600;
-  unlink "$store/$x->[1]" and $total -= $x->[2]; print "XCFLEET-PUSH evicted $x->[1] $x->[2]\n"; }
+  unlink "$store/$x->[1]" and $total -= $x->[2]; }
 print "XCFLEET-PUSH filled\n";

@@ -29,10 +29,20 @@ enum BlobPush {
         }
     }
 
-    /// Throws unless the fill completed the job directory.
-    static func checkFill(status: CommandTermination, stdout: [UInt8], stderr: [UInt8], host: String, directory: String) throws {
-        let last = String(decoding: stdout, as: UTF8.self).split(separator: "\n").last.map(String.init)
-        guard status == .exited(0), last == PushCacheScript.filledLine else {
+    /// The fill's stdout says the job directory is complete.
+    static func filled(_ stdout: [UInt8]) -> Bool {
+        String(decoding: stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) == PushCacheScript.filledLine
+    }
+
+    /// Throws unless the fill completed the job directory (`filled`: its line was seen; a command
+    /// chained after it then ran, and `status` is that command's).
+    static func checkFill(status: CommandTermination, filled: Bool, stderr: [UInt8], host: String, directory: String) throws {
+        if filled { return }
+        switch status {
+        case .connectionLost(let why): throw RemoteShellError(.push, host: host, "connection lost while sending the missing files: \(why)")
+        case .timedOut: throw RemoteShellError(.timeout, host: host, "sending the missing files to \(directory) did not finish in time")
+        case .cancelled: throw CancellationError()
+        case .exited, .signaled:
             throw RemoteShellError(.push, host: host, "sending the missing files to \(directory) failed (\(status)): \(message(stderr))")
         }
     }

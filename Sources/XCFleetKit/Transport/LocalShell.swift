@@ -38,7 +38,7 @@ public struct LocalShell: RemoteShell {
         let input = plan.fillInput(missing)
         let fill = PushCacheScript.fill(workRoot: host.workRoot, directory: directory, limits: host.cache ?? CacheLimits())
         let filled = try await runScript(fill, stdin: input, seconds: limit)
-        try BlobPush.checkFill(status: filled.0, stdout: filled.1, stderr: filled.2, host: host.name, directory: directory)
+        try BlobPush.checkFill(status: filled.0, filled: BlobPush.filled(filled.1), stderr: filled.2, host: host.name, directory: directory)
         return .pushed(bytes: manifest.count + input.reduce(0) { $0 + $1.count }, files: plan.sent(missing).files)
     }
 

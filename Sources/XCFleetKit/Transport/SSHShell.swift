@@ -143,7 +143,7 @@ public final class SSHShell: RemoteShell {
 
     /// One round trip on a warm host: the job directory is made, every file copied in from the
     /// host's blob store and `then` run there, on one exec channel. On a host that lacks some files
-    /// a second round trip sends only those (`fill`).
+    /// a second round trip sends only those (`fill`) and runs `then` after them on the same line.
     public func prepareJob(jobID: String, workspace: Workspace, pushSeconds: Double, directoryCreated: @escaping @Sendable (String) -> Void,
                            then: @escaping @Sendable (String) throws -> ShellCommand?, deadlines: CommandDeadlines,
                            output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation {
@@ -167,7 +167,16 @@ public final class SSHShell: RemoteShell {
                                                 host: host.name, workRoot: host.workRoot, limit: limits.total) else {
             throw RemoteShellError(.push, host: host.name, "the push check said warm after the chain")
         }
-        return JobPreparation(directory: dir, push: try await fill(plan, missing: missing, in: dir, alreadySent: manifest.count))
+        guard let chained else { return JobPreparation(directory: dir, push: try await fill(plan, missing: missing, in: dir, alreadySent: manifest.count)) }
+        // The fill, then the chained command once the job directory is complete.
+        let source = ChunkSource(plan.fillInput(missing))
+        let fill = PushCacheScript.fill(workRoot: host.workRoot, directory: dir, limits: host.cache ?? CacheLimits())
+        let filled = FirstLineSplitter(forward: output, keepUnless: PushCacheScript.filledLine)
+        let ended = try await runLine(ShellQuote.join(fill.arguments) + " || exit $?; " + chained, stdin: .stream({ source.next() }),
+                                      deadlines: limits) { filled.consume($0) }
+        try BlobPush.checkFill(status: ended, filled: filled.firstLine == PushCacheScript.filledLine, stderr: filled.stderrTail,
+                               host: host.name, directory: dir)
+        return JobPreparation(directory: dir, push: .pushed(bytes: manifest.count + source.bytesSent, files: plan.sent(missing).files), chained: ended)
     }
 
     /// `<workRoot>/<job id, safe>.<8 random letters and digits>`: made by `mkdir` on the host (it
@@ -198,7 +207,7 @@ public final class SSHShell: RemoteShell {
         let source = ChunkSource(plan.fillInput(missing))
         let command = PushCacheScript.fill(workRoot: host.workRoot, directory: directory, limits: host.cache ?? CacheLimits())
         let r = try await runSmall(ShellQuote.join(command.arguments), stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
-        try BlobPush.checkFill(status: Self.termination(r.result), stdout: r.stdout, stderr: r.stderr, host: host.name, directory: directory)
+        try BlobPush.checkFill(status: Self.termination(r.result), filled: BlobPush.filled(r.stdout), stderr: r.stderr, host: host.name, directory: directory)
         return .pushed(bytes: alreadySent + source.bytesSent, files: plan.sent(missing).files)
     }
 
