@@ -65,6 +65,7 @@ let package = Package(
         // Benchmarks (release builds print figures side by side with a reference tool).
         .executableTarget(name: "bench-parser", dependencies: ["XCFleetKit"], path: "bench/parser"),
         .executableTarget(name: "bench-ssh", dependencies: ["XCFleetKit", "SSHClient"], path: "bench/ssh"),
+        .executableTarget(name: "bench-push", dependencies: ["XCFleetKit", "XCFleetHostScripts"], path: "bench/push", exclude: ["run.sh"]),
         .executableTarget(name: "bench-schedule", dependencies: ["XCFleetKit"], path: "bench/schedule"),
         .executableTarget(name: "bench-history", dependencies: ["XCFleetKit"], path: "bench/history", exclude: ["run.sh"]),
         .executableTarget(name: "bench-report", dependencies: ["XCFleetKit"], path: "bench/report", exclude: ["run.sh"]),

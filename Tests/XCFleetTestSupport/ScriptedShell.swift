@@ -39,7 +39,7 @@ package final class ScriptedShell: RemoteShell, @unchecked Sendable {
     }
 
     package func makeJobDirectory(jobID: String) async throws -> String { "/Users/ci/xcfleet/jobs/\(jobID)" }
-    package func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome { .pushed(bytes: workspace.totalBytes) }
+    package func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome { .pushed(bytes: workspace.totalBytes, files: workspace.files.count) }
     package func fetch(_ path: String, in directory: String) async throws -> Data {
         guard let data = fetched(path) else { throw RemoteShellError(.fetch, host: host.name, "no file \(path)") }
         return data

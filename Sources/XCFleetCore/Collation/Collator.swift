@@ -377,6 +377,8 @@ public struct Collator {
                 notes.append(text)
             case .build(let ref, let record):
                 attempts[ref]?.report.build = record
+            case .push(let ref, let record):
+                attempts[ref]?.report.push = record
             case .runFinished(let wasInterrupted):
                 interrupted = interrupted || wasInterrupted
                 finished = true

@@ -92,6 +92,8 @@ public struct ProgressNarrator: Sendable {
             if verbose { say(text, .dim) }
         case .build(let ref, let record):
             if verbose { say("\(ref.jobID) \(record.summary)", .dim) }
+        case .push(let ref, let record):
+            if verbose { say("\(ref.jobID) \(record.summary)", .dim) }
         case .runFinished(let interrupted):
             if interrupted { say("run interrupted", .warning) }
         case .sourceMap(let jobID, let map):

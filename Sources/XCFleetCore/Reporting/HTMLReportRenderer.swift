@@ -65,6 +65,7 @@ public struct HTMLReportRenderer: ReportRendering {
         b += "<p class=\"note\">Every attempt's phases on each host slot, in seconds since the run started. Hover a bar for details.</p>\n"
         b += timeline(report)
         b += buildsTable(report)
+        b += PushSummary(report).html
         b += "</section>\n"
         b += infra(report)
         b += checklist(report)

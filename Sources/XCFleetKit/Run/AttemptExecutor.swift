@@ -96,10 +96,7 @@ struct AttemptExecutor: Sendable {
                                                       directoryCreated: { created.path = $0 }, then: then,
                                                       deadlines: CommandDeadlines(total: timeouts.build, silence: timeouts.silence),
                                                       output: output)
-            switch prepared.push {
-            case .pushed(let bytes): log.append(.note("\(ref.jobID) attempt \(ref.attempt): pushed \(bytes) bytes to \(shell.host.name)"))
-            case .unchanged: log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(shell.host.name) already had this package"))
-            }
+            log.append(.push(ref, Self.pushRecord(prepared.push, workspace: job.workspace, host: shell.host.name)))
             steps.use(directory: prepared.directory)
             if let built = prepared.chained { steps.chainedBuildEnded(built) }
             return (.pushed(directory: prepared.directory), prepared.directory)
@@ -110,6 +107,15 @@ struct AttemptExecutor: Sendable {
         } catch {
             return (.failed(.host("\(shell.host.name): \(error)")), created.path)
         }
+    }
+
+    static func pushRecord(_ outcome: PushOutcome, workspace: Workspace, host: String) -> PushRecord {
+        var record = PushRecord(host: host, bytesSent: 0, filesSent: 0, totalFiles: workspace.files.count, totalBytes: workspace.totalBytes)
+        if case .pushed(let bytes, let files) = outcome {
+            record.bytesSent = bytes
+            record.filesSent = files
+        }
+        return record
     }
 
     /// Leftovers of the attempt's process group first (a lost connection could not kill it), then

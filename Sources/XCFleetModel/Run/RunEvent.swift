@@ -125,6 +125,8 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case note(String)
         /// Where an attempt's build came from and what it cost (see docs/builds.md).
         case build(AttemptRef, BuildRecord)
+        /// What an attempt's push sent (absent in runs recorded before incremental pushes).
+        case push(AttemptRef, PushRecord)
         case runFinished(interrupted: Bool)
         /// Where each file of a job's rendered package came from (written after `jobPlanned`).
         case sourceMap(jobID: String, map: SourceMap)

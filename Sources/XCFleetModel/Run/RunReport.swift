@@ -104,6 +104,8 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     public var evidence: RunnerEvidence? = nil
     /// A package job's discovered tests and this attempt's part of them (nil for planned manifests).
     public var discovery: TestsDiscovered? = nil
+    /// What its push sent (absent in runs recorded before incremental pushes, and when the push failed).
+    public var push: PushRecord? = nil
 
     package init(number: Int, host: String, slot: Int, start: Double, end: Double? = nil, phases: [PhaseSpan], termination: CommandTermination? = nil, infraError: String? = nil, timedOutPhase: Phase? = nil, tests: [TestResult], unattributedFailures: [FailureDetail], crashes: [String], buildErrors: [FailureDetail], metrics: [Metric], problems: [String], lost: Bool, build: BuildRecord? = nil, evidence: RunnerEvidence? = nil) {
         self.number = number
