@@ -129,11 +129,15 @@ final class SwiftPMSteps: @unchecked Sendable {
                 command = buildCommand(cached, identity: identity)
                 total = timeouts.build
             case .test:
-                let test = try cached.testCommand(products: scanner.products, toolchain: identity)
+                let test = executor.withAttachmentsFolder(try cached.testCommand(products: scanner.products, toolchain: identity),
+                                                          jobDirectory: directory)
                 command = executor.record?.wrap(test) ?? test
                 total = timeouts.test
-            case .push, .collect:
-                return .collected // not SwiftPM steps (push is the executor's; nothing to collect)
+            case .collect:
+                await executor.collectAttachments(jobDirectory: directory, events: collector.events)
+                return .collected
+            case .push:
+                return .collected // the executor's step
             }
             let started = Date()
             let termination = try await shell.run(command, in: directory,

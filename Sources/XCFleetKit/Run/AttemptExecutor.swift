@@ -38,6 +38,8 @@ struct AttemptExecutor: Sendable {
     var toolchains = ToolchainIdentityCache()
     /// The builds xcfleet made per host, shared by the run's attempts: what a cached build must match.
     var buildTrust = BuildTrust()
+    /// What the run's attempts fetched as attachments so far, shared by them: the run cap.
+    var attachmentBudget = AttachmentBudget()
 
     /// Called when the attempt's build takes the host's build lock (it compiles: nothing cached).
     var buildStarted: (@Sendable () -> Void)? = nil

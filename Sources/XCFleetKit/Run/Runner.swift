@@ -170,6 +170,8 @@ actor RunCoordinator {
     private let toolchains = ToolchainIdentityCache()
     /// The builds xcfleet made, per host (what a cached build must match).
     private var buildTrust = BuildTrust()
+    /// What the run's attempts fetched as attachments (the run cap, docs/attachments.md).
+    private let attachmentBudget = AttachmentBudget()
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -361,6 +363,7 @@ actor RunCoordinator {
                 executor.record = await self.processRecord(host: host, token: token)
                 executor.toolchains = self.toolchains
                 executor.buildTrust = self.buildTrust
+                executor.attachmentBudget = self.attachmentBudget
                 executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 if let key = self.scheduledBuildKey(jobID) {
                     // The build took the host's build lock: other jobs of the key wait for it there.

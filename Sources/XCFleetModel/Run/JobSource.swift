@@ -48,8 +48,7 @@ extension JobSource.Driver {
     /// The steps an attempt with this driver runs, in order (cleanup always follows).
     public var steps: [AttemptStep] {
         switch self {
-        case .swiftPM: return [.push, .build, .test]
-        case .xcodebuild: return [.push, .build, .test, .collect]
+        case .swiftPM, .xcodebuild: return [.push, .build, .test, .collect]
         }
     }
 
@@ -77,7 +76,8 @@ public enum AttemptStep: String, Equatable, Sendable, CaseIterable {
     case build
     /// Run the tests, output streamed to the parser.
     case test
-    /// Read what the test run left behind (Xcode's result bundle).
+    /// Read what the test run left behind: its attachments folder (docs/attachments.md) and, for
+    /// Xcode, the result bundle.
     case collect
 
     /// The phase the event log records the step under.

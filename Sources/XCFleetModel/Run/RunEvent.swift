@@ -139,5 +139,7 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case hostProvisioned(host: String, seconds: Double)
         /// The quarantine in force (written after `runStarted`; see docs/history.md, "Quarantine").
         case quarantine([QuarantineEntry])
+        /// What an attempt's collect step fetched into `attachments/` and what it left out (docs/attachments.md).
+        case attachments(AttemptRef, AttachmentsCollected)
     }
 }
