@@ -46,9 +46,16 @@ struct AttachmentFetcher: Sendable {
 
     /// What came back, and what not; empty when the folder held nothing. Never throws: a host
     /// problem is one left-out line (the attempt's verdict does not depend on attachments).
-    /// `prefix`: a folder the files go under (the result bundle's exports), apart from the test's own.
+    /// A file's test and shown name, when the tool that wrote it said (the result bundle's manifest).
+    struct Hint: Sendable {
+        var test: String?
+        var name: String
+    }
+
+    /// `hints`: when given, only the files they name are fetched (a result bundle's export, not its
+    /// manifest), shown under their names, each given to its test; `prefix`: a folder they go under.
     func fetch(folder: String, in jobDirectory: String, events: [TestEvent],
-               attribute: [String: String] = [:], prefix: String? = nil) async -> AttachmentsCollected {
+               hints: [String: Hint]? = nil, prefix: String? = nil) async -> AttachmentsCollected {
         let deadlines = CommandDeadlines(total: seconds, silence: seconds)
         let listed = OutputSink(limit: 4 << 20)
         do {
@@ -59,7 +66,8 @@ struct AttachmentFetcher: Sendable {
         } catch {
             return failed("the host could not list the folder: \(error)")
         }
-        let listing = AttachmentSelection.parseListing(listed.stdoutText)
+        var listing = AttachmentSelection.parseListing(listed.stdoutText)
+        if let hints { listing.entries = listing.entries.filter { hints[$0.name] != nil } }
         guard !listing.entries.isEmpty || listing.truncated else { return AttachmentsCollected() }
         let decision = budget.reserve(listing)
         var collected = AttachmentsCollected(leftOut: decision.leftOut)
@@ -85,7 +93,7 @@ struct AttachmentFetcher: Sendable {
             }
         }()
         let written = (try? await offPool { [self] in
-            write(decision.take, from: entries, recorded: recorded, tests: tests, attribute: attribute, missing: why, prefix: prefix)
+            write(decision.take, from: entries, recorded: recorded, tests: tests, hints: hints ?? [:], missing: why, prefix: prefix)
         }) ?? (files: [], leftOut: decision.take.map { AttachmentLeftOut(name: $0.name, bytes: $0.bytes, reason: "could not be written into the run directory") })
         collected.files = written.files
         collected.leftOut += written.leftOut
@@ -99,7 +107,7 @@ struct AttachmentFetcher: Sendable {
 
     /// Writes the chosen files that arrived whole, at their listed size.
     private func write(_ take: [AttachmentSelection.Entry], from entries: [TarReader.Entry], recorded: [String: TestIdentifier],
-                       tests: [TestIdentifier], attribute: [String: String], missing: String, prefix: String?) -> (files: [AttachmentFile], leftOut: [AttachmentLeftOut]) {
+                       tests: [TestIdentifier], hints: [String: Hint], missing: String, prefix: String?) -> (files: [AttachmentFile], leftOut: [AttachmentLeftOut]) {
         var byName: [String: TarReader.Entry] = [:]
         for e in entries where e.kind == .file && !e.truncated { byName[e.name] = e }
         let redactor = Redactor(secrets: secrets)
@@ -107,12 +115,14 @@ struct AttachmentFetcher: Sendable {
         var files: [AttachmentFile] = []
         var leftOut: [AttachmentLeftOut] = []
         for want in take {
-            let test = attribute[want.name] ?? AttachmentAttribution.test(for: want.name, recorded: recorded, tests: tests)
+            let hint = hints[want.name]
+            let test = hint.map(\.test) ?? AttachmentAttribution.test(for: want.name, recorded: recorded, tests: tests)
             guard let got = byName[want.name], got.contents.count == want.bytes else {
                 leftOut.append(AttachmentLeftOut(name: want.name, bytes: want.bytes, reason: missing, test: test))
                 continue
             }
-            let shownName = redactor.isEmpty ? want.name : redactor.redact(want.name)
+            let original = hint?.name ?? want.name
+            let shownName = redactor.isEmpty ? original : redactor.redact(original)
             let safe = (prefix.map { $0 + "/" } ?? "") + AttachmentNames.safePath(shownName, taken: &taken)
             let relative = AttachmentNames.runPath(jobID: ref.jobID, attempt: ref.attempt, safeName: safe)
             let bytes = redactor.isEmpty ? got.contents : redactor.redact(got.contents)

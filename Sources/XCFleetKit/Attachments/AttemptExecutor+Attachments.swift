@@ -18,13 +18,14 @@ extension AttemptExecutor {
     }
 
     /// The collect step's part for every driver: fetch the folder (and, for Xcode, `extra`'s
-    /// folder of exported files, `attribute` naming their tests) and log what came back.
-    func collectAttachments(jobDirectory: String, events: [TestEvent], extra: (folder: String, attribute: [String: String])? = nil) async {
+    /// folder of the result bundle's exported files, `hints` naming them and their tests) and log
+    /// what came back.
+    func collectAttachments(jobDirectory: String, events: [TestEvent], extra: (folder: String, hints: [String: AttachmentFetcher.Hint])? = nil) async {
         let fetcher = AttachmentFetcher(shell: shell, ref: ref, runDirectory: runDirectory, budget: attachmentBudget,
                                         secrets: log.secrets + shell.host.secrets, seconds: job.spec.timeouts.push)
         var collected = await fetcher.fetch(folder: Self.attachmentsFolder(jobDirectory: jobDirectory), in: jobDirectory, events: events)
         if let extra {
-            let more = await fetcher.fetch(folder: extra.folder, in: jobDirectory, events: events, attribute: extra.attribute, prefix: "xcresult")
+            let more = await fetcher.fetch(folder: extra.folder, in: jobDirectory, events: events, hints: extra.hints, prefix: "xcresult")
             collected.files += more.files
             collected.leftOut += more.leftOut
         }
