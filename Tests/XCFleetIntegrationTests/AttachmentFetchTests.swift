@@ -133,4 +133,49 @@ final class AttachmentFetchTests: XCTestCase {
         // Garbage is no entry.
         XCTAssertTrue(TarReader.entries(Array(repeating: 0x41, count: 2048)).isEmpty)
     }
+
+    /// Swift Testing for real (this toolchain): a tiny package whose test records an attachment and
+    /// fails, run by `swift test --attachments-path` into the attempt's folder through `LocalShell`;
+    /// the parser reads `⎙ Attached 'note.txt' to attaches().` and the fetched file belongs to that test.
+    func testASwiftTestingAttachmentIsFetchedAndGivenToItsTest() async throws {
+        let swift = URL(fileURLWithPath: "/opt/swift/usr/bin/swift")
+        guard FileManager.default.isExecutableFile(atPath: swift.path) else { throw XCTSkip("no toolchain at \(swift.path)") }
+        let pkg = work.appendingPathComponent("st-pkg")
+        let files = [
+            "Package.swift": "// swift-tools-version:6.0\nimport PackageDescription\nlet package = Package(name: \"Att\", targets: [.target(name: \"Lib\"), .testTarget(name: \"LibTests\", dependencies: [\"Lib\"])])\n",
+            "Sources/Lib/Lib.swift": "public let answer = 41\n",
+            "Tests/LibTests/AttachTests.swift": """
+            import Testing
+            @testable import Lib
+            @Test func attaches() {
+                Attachment.record("what the test saw\\n", named: "note.txt")
+                #expect(answer == 42)
+            }
+            @Test func quiet() { #expect(answer == 41) }
+
+            """,
+        ]
+        for (path, text) in files {
+            let url = pkg.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        let built = try await runCommandOffPool(swift, ["build", "--build-tests", "--package-path", pkg.path])
+        XCTAssertEqual(built.status, 0, built.stdout + built.stderr)
+        let shell = LocalShell(host: HostSpec(name: "local", transport: .local, workRoot: work.path))
+        let folder = AttachmentScript.folder(jobDirectory: pkg.path)
+        let command = AttachmentScript.wrap(ShellCommand([swift.path, "test", "--skip-build", "--attachments-path", folder]), folder: folder)
+        let sink = OutputSink(limit: 1 << 20)
+        let ended = try await shell.run(command, in: pkg.path, deadlines: CommandDeadlines(total: 300, silence: 300)) { sink.add($0) }
+        XCTAssertEqual(ended, .exited(1), "the test fails: " + sink.stdoutText + sink.stderrText)
+        let events = OutputParser.parse(sink.stdoutText + sink.stderrText)
+        XCTAssertTrue(events.contains(.attachmentRecorded(TestIdentifier(suite: "", name: "attaches()"), name: "note.txt")), sink.stdoutText)
+        let runDir = work.appendingPathComponent("st-run")
+        try FileManager.default.createDirectory(at: runDir, withIntermediateDirectories: true)
+        let fetcher = AttachmentFetcher(shell: shell, ref: AttemptRef(jobID: "st", attempt: 1), runDirectory: runDir, budget: AttachmentBudget(),
+                                        secrets: [], seconds: 30)
+        let got = await fetcher.fetch(folder: folder, in: pkg.path, events: events)
+        XCTAssertEqual(got.files, [AttachmentFile(name: "note.txt", path: "attachments/st/1/note.txt", bytes: 18, kind: .text, test: "attaches()")])
+        XCTAssertEqual(try String(contentsOf: runDir.appendingPathComponent("attachments/st/1/note.txt"), encoding: .utf8), "what the test saw\n")
+    }
 }
