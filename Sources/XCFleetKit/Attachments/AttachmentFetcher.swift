@@ -60,6 +60,7 @@ struct AttachmentFetcher: Sendable {
         let listed = OutputSink(limit: 4 << 20)
         do {
             let t = try await shell.run(AttachmentScript.list(folder: folder), in: jobDirectory, deadlines: deadlines) { listed.add($0) }
+            if t == .cancelled { return AttachmentsCollected() }
             guard t == .exited(0) else { return failed("the host could not list the folder (\(t)): \(listed.stderrTail)") }
         } catch is CancellationError {
             return AttachmentsCollected()
