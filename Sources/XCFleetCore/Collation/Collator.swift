@@ -28,6 +28,8 @@ public struct Collator {
         var pendingSkips: [TestIdentifier: String] = [:]
         /// What the runner said about itself (totals, statements, …); see `RunnerEvidence`.
         var evidence = RunnerEvidence()
+        /// The attempt's `attachments` events, given to its tests when it is closed.
+        var attachments = AttachmentsCollected()
         /// Executions per test key printed in the classic form and in the `… on 'Device'` form that
         /// are not yet paired: Xcode 16+ prints a UI test's result in both forms (one execution).
         var unpairedClassic = Unpaired()
@@ -95,6 +97,11 @@ public struct Collator {
         }
 
         static func sameFailure(_ a: FailureDetail, _ b: FailureDetail) -> Bool { Collator.sameFailure(a, b) }
+
+        mutating func addAttachments(_ c: AttachmentsCollected) {
+            attachments.files += c.files
+            attachments.leftOut += c.leftOut
+        }
 
         mutating func apply(_ event: TestEvent) {
             switch event {
@@ -182,6 +189,8 @@ public struct Collator {
                 if frames.count < AttemptReport.backtraceLimit, report.crashes.count <= 3 {
                     report.backtrace = frames + [FailureDetail(file: file, line: line, message: symbol)]
                 }
+            case .attachmentRecorded:
+                break // the collect step attributes the file (`AttachmentAttribution`)
             }
         }
 
@@ -403,6 +412,8 @@ public struct Collator {
                 quarantine = entries
             case .testsDiscovered(let ref, let discovered):
                 attempts[ref]?.report.discovery = discovered
+            case .attachments(let ref, let collected):
+                attempts[ref]?.addAttachments(collected)
             }
         }
         // A run without its final event was killed: everything unfinished counts as interrupted.
@@ -420,6 +431,7 @@ public struct Collator {
             builder.mapLocations(LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: hostPaths[ref] ?? [], sourceRoots: sourceRoots))
             var report = builder.report
             builder.report.tests = []
+            Collator.attach(builder.attachments, to: &report)
             if !builder.ended {
                 report.lost = true
                 report.end = report.end ?? lastT

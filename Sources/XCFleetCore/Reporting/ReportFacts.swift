@@ -187,6 +187,17 @@ package enum ReportFacts {
         return false
     }
 
+    /// The category of an observed test of `attempt` (what the figures count it as).
+    package static func category(ofObserved test: TestResult, in attempt: AttemptReport) -> TestCategory {
+        let status: TestOutcome.Status
+        switch test.status {
+        case .passed: status = .passed
+        case .failed: status = .failed
+        case .skipped: status = .skipped
+        }
+        return category(test, status: status, flaky: false, attempt: attempt)
+    }
+
     /// The category of one observed (last) execution.
     private static func category(_ test: TestResult, status: TestOutcome.Status, flaky: Bool, attempt: AttemptReport?) -> TestCategory {
         switch status {

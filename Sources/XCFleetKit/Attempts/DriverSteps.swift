@@ -153,11 +153,15 @@ final class SwiftPMSteps: @unchecked Sendable {
                 command = buildCommand(cached, identity: identity)
                 total = timeouts.build
             case .test:
-                let test = try cached.testCommand(products: scanner.products, toolchain: identity)
+                let test = executor.withAttachmentsFolder(try cached.testCommand(products: scanner.products, toolchain: identity),
+                                                          jobDirectory: directory)
                 command = executor.record?.wrap(test) ?? test
                 total = timeouts.test
-            case .push, .collect, .discover:
-                return .collected // not SwiftPM steps (push is the executor's; nothing to collect)
+            case .collect:
+                await executor.collectAttachments(jobDirectory: directory, events: collector.events)
+                return .collected
+            case .push, .discover:
+                return .collected // the executor's step; a package's discover step is handled above
             }
             let started = Date()
             let termination = try await shell.run(command, in: directory,
@@ -227,6 +231,7 @@ final class XcodeSteps: @unchecked Sendable {
         var made = XcodebuildJob(shell: shell, directory: directory, input: XcodebuildJob.Input(job: executor.job),
                                  deadlines: XcodebuildJob.Deadlines(timeouts: executor.job.spec.timeouts), cache: cache)
         made.buildStarted = executor.buildStarted
+        made.input.testEnvironment[AttachmentScript.variable] = AttemptExecutor.attachmentsFolder(jobDirectory: directory)
         let s = made.makeSession()
         job = made
         session = s
@@ -246,6 +251,7 @@ final class XcodeSteps: @unchecked Sendable {
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
         let (xcode, session) = prepared()
         let collector = self.collector
+        if step == .test { await makeAttachmentsFolder() }
         let result = await xcode.perform(step, in: session, output: { collector.consume($0) }, progress: progress)
         collector.finishStream()
         if step == .build, let record = session.outcome.build {
@@ -257,7 +263,19 @@ final class XcodeSteps: @unchecked Sendable {
         // The result bundle's corrections and the disagreements follow the streamed events.
         for e in session.outcome.extraEvents.dropFirst(injected) { collector.inject(e) }
         injected = session.outcome.extraEvents.count
+        if step == .collect {
+            let exported = await xcode.exportFailureAttachments(session, progress: progress)
+            await executor.collectAttachments(jobDirectory: directory, events: collector.events, extra: exported)
+        }
         return result
+    }
+
+    /// The test process writes into the attachments folder (the simulator's processes run as the
+    /// login user and see the Mac's file system): it must exist before the run.
+    private func makeAttachmentsFolder() async {
+        let folder = AttemptExecutor.attachmentsFolder(jobDirectory: directory)
+        _ = try? await executor.shell.run(ShellCommand(["mkdir", "-p", "-m", "700", "--", folder]), in: directory,
+                                          deadlines: CommandDeadlines(total: 30, silence: 30)) { _ in }
     }
 
     func cleanUp() async {

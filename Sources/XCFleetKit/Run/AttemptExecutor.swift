@@ -42,6 +42,8 @@ struct AttemptExecutor: Sendable {
     var fleetBuilds: FleetBuilds? = nil
     /// Opens a shell to another host of the run (the source of a relayed build).
     var openShell: (@Sendable (String) async throws -> any RemoteShell)? = nil
+    /// What the run's attempts fetched as attachments so far, shared by them: the run cap.
+    var attachmentBudget = AttachmentBudget()
 
     /// Called when the attempt's build takes the host's build lock (it compiles: nothing cached).
     var buildStarted: (@Sendable () -> Void)? = nil

@@ -175,6 +175,8 @@ actor RunCoordinator {
     private let toolchains = ToolchainIdentityCache()
     /// The builds xcfleet made, per host (what a cached build must match).
     private var buildTrust = BuildTrust()
+    /// What the run's attempts fetched as attachments (the run cap, docs/attachments.md).
+    private let attachmentBudget = AttachmentBudget()
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -370,6 +372,7 @@ actor RunCoordinator {
                 executor.fleetBuilds = self.fleetBuilds
                 let timeouts = job.spec.timeouts
                 executor.openShell = { name in try await self.relayShell(name, timeouts: timeouts) }
+                executor.attachmentBudget = self.attachmentBudget
                 executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 if let key = self.scheduledBuildKey(jobID) {
                     // The build took the host's build lock: other jobs of the key wait for it there.

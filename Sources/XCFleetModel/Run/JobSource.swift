@@ -44,7 +44,7 @@ public struct JobSource: Equatable, Sendable {
     /// the tests of what was built (`discover`) before it runs them.
     public var steps: [AttemptStep] {
         switch origin {
-        case .package where driver == .swiftPM: return [.push, .build, .discover, .test]
+        case .package where driver == .swiftPM: return [.push, .build, .discover, .test, .collect]
         case .xcodeProject: return [.push, .build, .discover, .test, .collect]
         case .template, .package: return driver.steps
         }
@@ -73,8 +73,7 @@ extension JobSource.Driver {
     /// The steps an attempt with this driver runs, in order (cleanup always follows).
     public var steps: [AttemptStep] {
         switch self {
-        case .swiftPM: return [.push, .build, .test]
-        case .xcodebuild: return [.push, .build, .test, .collect]
+        case .swiftPM, .xcodebuild: return [.push, .build, .test, .collect]
         }
     }
 
@@ -105,7 +104,8 @@ public enum AttemptStep: String, Equatable, Sendable, CaseIterable {
     case discover
     /// Run the tests, output streamed to the parser.
     case test
-    /// Read what the test run left behind (Xcode's result bundle).
+    /// Read what the test run left behind: its attachments folder (docs/attachments.md) and, for
+    /// Xcode, the result bundle.
     case collect
 
     /// The phase the event log records the step under.

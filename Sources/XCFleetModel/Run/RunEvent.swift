@@ -146,5 +146,7 @@ public struct RunEvent: Equatable, Codable, Sendable {
         /// The tests a package job's attempt found in what was built, and the part it runs (after
         /// the build, before the test run; absent in older runs).
         case testsDiscovered(AttemptRef, TestsDiscovered)
+        /// What an attempt's collect step fetched into `attachments/` and what it left out (docs/attachments.md).
+        case attachments(AttemptRef, AttachmentsCollected)
     }
 }
