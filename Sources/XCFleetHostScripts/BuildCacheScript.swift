@@ -109,9 +109,10 @@ public enum BuildCacheScript {
     public static let relayRefusedStatus: Int32 = 96
 
     /// Lists a finished build's test product on its host, one `x PATH` or `- PATH` line per file
-    /// (executable or not), paths relative to the build: what a relay fetches.
+    /// (executable or not), paths relative to the build: what a relay fetches. SwiftPM resource
+    /// bundles beside the product (`*.resources`) come with it: the tests read them at run time.
     public static func productListingCommand(workRoot: String, key: BuildKey, productGlob: String) -> ShellCommand {
-        let script = #"cd "$1/builds/$2" || exit 1; shift 2; for p in $1; do [ -e "$p" ] || exit 1; find "$p" -type f | while IFS= read -r f; do if [ -x "$f" ]; then echo "x $f"; else echo "- $f"; fi; done; done"#
+        let script = #"cd "$1/builds/$2" || exit 1; shift 2; for p in $1; do [ -e "$p" ] || exit 1; { find "$p" -type f; find "$(dirname "$p")" -maxdepth 1 -name '*.resources' -type d -exec find {} -type f \;; } | while IFS= read -r f; do if [ -x "$f" ]; then echo "x $f"; else echo "- $f"; fi; done; done"#
         return ShellCommand(["sh", "-c", script, "sh", workRoot, key.hex, productGlob])
     }
 

@@ -17,7 +17,7 @@ final class JobSourceTests: XCTestCase {
         let ws = try BuildCacheTests.contractWorkspace()
         let swiftPM = job("a", workspace: ws)
         XCTAssertEqual(swiftPM.source, JobSource(origin: .template("cache-contract"), workspace: ws, driver: .swiftPM))
-        XCTAssertEqual(swiftPM.source.steps, [.push, .build, .test])
+        XCTAssertEqual(swiftPM.source.steps, [.push, .build, .test, .collect])
         let xcode = job("b", destination: "platform=macOS", workspace: ws)
         XCTAssertEqual(xcode.source.driver, .xcodebuild(destination: "platform=macOS"))
         XCTAssertEqual(xcode.source.steps.last, .collect)
