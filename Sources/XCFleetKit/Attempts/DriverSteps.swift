@@ -105,6 +105,9 @@ final class SwiftPMSteps: @unchecked Sendable {
     /// The cache script for the push's round trip, once the toolchain identity is known (admission
     /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
     func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
+        // Both the push check and the build carry the workspace's manifest: a repository with many
+        // files would make the one line longer than an SSH exec request can be (`sshExecLimit`).
+        if executor.shell.host.transport == .ssh, 2 * manifestBytes + Self.scriptBytes > Self.sshExecLimit { return nil }
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
         chainIdentity = identity
         chainStarted = Date()
@@ -123,7 +126,17 @@ final class SwiftPMSteps: @unchecked Sendable {
         pending = buildEnded(termination, identity: identity, started: chainStarted)
     }
 
+    /// About what one SSH exec request can carry (libssh2 sends packets of at most 35,000 bytes).
+    static let sshExecLimit = 32_000
+    /// About what the build cache's scripts add to its command line (build-cache, common, work-root, evict).
+    static let scriptBytes = 12_000
+    /// The build key's manifest as the command line carries it.
+    private var manifestBytes: Int { BuildKey.sourceManifest(of: executor.job.workspace).reduce(0) { $0 + $1.utf8.count + 1 } }
+
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
+        if step == .build, executor.shell.host.transport == .ssh, manifestBytes + Self.scriptBytes > Self.sshExecLimit {
+            return .planError("the \(executor.job.workspace.files.count) files of the pushed tree make the build cache's command about \((manifestBytes + Self.scriptBytes) / 1000) kB, more than one SSH exec request carries (about \(Self.sshExecLimit / 1000) kB); push fewer files (a package suite pushes what git tracks in its repository)")
+        }
         if step == .build, let pending {
             self.pending = nil
             return pending
