@@ -19,6 +19,8 @@
 # Environment: FAKE_SWIFT_DELAY  seconds to sleep before each test (default 0), so a suite runs long
 #                                enough to be broken mid-run.
 #              FAKE_SWIFT_FAIL   a `Class/test` name that fails instead of passing (exit 1).
+#              FAKE_SWIFT_ATTACH a shell command the failing test runs first (in the job folder, with
+#                                $XCFLEET_ATTACHMENTS_DIR set: it writes the test's attachments).
 use strict;
 use warnings;
 use JSON::PP;
@@ -80,6 +82,7 @@ for my $t (@tests) {
     print "Test Case '$class.$name' started at " . stamp() . "\n";
     sleep($delay) if $delay > 0;
     if ($t eq $fail) {
+        system('sh', '-c', $ENV{FAKE_SWIFT_ATTACH}) if defined $ENV{FAKE_SWIFT_ATTACH};
         print "/fake/$class.swift:1: error: $class.$name : XCTAssertTrue failed - fake failure\n";
         print "Test Case '$class.$name' failed (0.001 seconds)\n";
         $failures++;

@@ -158,6 +158,14 @@ func suiteSource(_ suite: SuiteSpec) -> String {
         let narrowed = [p.filter.map { "filter \($0.count)" }, p.skip.map { "skip \($0.count)" }].compactMap { $0 }
         return "package \(p.path)" + (narrowed.isEmpty ? "" : " (" + narrowed.joined(separator: ", ") + ")")
     }
+    if let x = suite.xcodeProject {
+        var parts = ["scheme \(x.scheme)"]
+        if let plan = x.testPlan { parts.append("test plan \(plan)") }
+        if let c = x.configurations { parts.append("\(c.count) configuration\(c.count == 1 ? "" : "s"): \(c.joined(separator: ", "))") }
+        if let f = x.filter { parts.append("filter \(f.count)") }
+        if let k = x.skip { parts.append("skip \(k.count)") }
+        return "\(x.kind.rawValue) \(x.path) (" + parts.joined(separator: ", ") + ")"
+    }
     return suite.template + (suite.subject.map { ", subject \($0.module) in \($0.package)" } ?? "")
 }
 
@@ -180,6 +188,10 @@ func renderCommand(_ args: Arguments) throws -> Int32 {
     for suite in plan.suites {
         if let package = suite.package {
             TerminalOutput.printOut([ConsoleLine("\(suite.name): package \(package.path) runs as it is (nothing to render)")])
+            continue
+        }
+        if let project = suite.xcodeProject {
+            TerminalOutput.printOut([ConsoleLine("\(suite.name): \(project.kind.rawValue) \(project.path) runs as it is (nothing to render)")])
             continue
         }
         let rendered = try renderer.render(suite, mutant: args.string("mutant").flatMap { mutant(for: suite, $0) })

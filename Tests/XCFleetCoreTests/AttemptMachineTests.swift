@@ -23,7 +23,7 @@ final class AttemptMachineTests: XCTestCase {
     }
 
     func testSourcesNameTheirSteps() {
-        XCTAssertEqual(source(.swiftPM).steps, [.push, .build, .test])
+        XCTAssertEqual(source(.swiftPM).steps, [.push, .build, .test, .collect], "collect fetches the attachments folder")
         XCTAssertEqual(source(.xcodebuild(destination: "platform=macOS")).steps, [.push, .build, .test, .collect])
         XCTAssertEqual(source(.xcodebuild(destination: "platform=macOS")).destination, "platform=macOS")
         XCTAssertNil(source(.swiftPM).destination)
@@ -35,7 +35,8 @@ final class AttemptMachineTests: XCTestCase {
         XCTAssertEqual(pushed(&m), [.phaseFinished(.push), .recordHostPath("/w/j1"), .phaseStarted(.build), .perform(.build)])
         XCTAssertEqual(m.jobDirectory, "/w/j1")
         XCTAssertEqual(m.stepEnded(.ended(.exited(0))), [.phaseFinished(.build), .phaseStarted(.test), .perform(.test)])
-        XCTAssertEqual(m.stepEnded(.ended(.exited(0))), [.phaseFinished(.test), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(m.stepEnded(.ended(.exited(0))), [.phaseFinished(.test), .phaseStarted(.fetch), .perform(.collect)])
+        XCTAssertEqual(m.stepEnded(.collected), [.phaseFinished(.fetch), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
         XCTAssertFalse(m.isFinished)
         XCTAssertEqual(m.cleanedUp(), [.phaseFinished(.cleanup), .finish(AttemptEnded(termination: .exited(0)))])
         XCTAssertTrue(m.isFinished)
@@ -47,11 +48,13 @@ final class AttemptMachineTests: XCTestCase {
         XCTAssertEqual(m.start(), [])
     }
 
-    func testFailingTestsEndAfterTheTestStep() {
+    /// Failing tests still collect what they left (their attachments), then the attempt ends.
+    func testFailingTestsEndAfterTheTestStepAndCollect() {
         var m = machine()
         _ = pushed(&m)
         _ = m.stepEnded(.ended(.exited(0)))
-        XCTAssertEqual(m.stepEnded(.ended(.exited(1))), [.phaseFinished(.test), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(m.stepEnded(.ended(.exited(1))), [.phaseFinished(.test), .phaseStarted(.fetch), .perform(.collect)])
+        XCTAssertEqual(m.stepEnded(.collected), [.phaseFinished(.fetch), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
         XCTAssertEqual(m.cleanedUp().last, .finish(AttemptEnded(termination: .exited(1))))
         XCTAssertEqual(m.outcome(testsPassed: false), .testsFailed)
         XCTAssertNil(m.attemptFailure)

@@ -130,7 +130,7 @@ final class CountingTests: XCTestCase {
         XCTAssertEqual(report.totals.tests.timedOut, 2, "a test over its time allowance is a timed-out test")
         XCTAssertEqual(report.totals.tests.failed, 0)
         XCTAssertEqual(report.exitCode, 1)
-        XCTAssertTrue(Self.reasons(report).contains("2 tests failed: SyncTests/testSlowButPrinted, SyncTests/testHang"), "\(Self.reasons(report))")
+        XCTAssertTrue(Self.reasons(report).contains("2 tests timed out: SyncTests/testSlowButPrinted, SyncTests/testHang"), "\(Self.reasons(report))")
         // The runner's totals (4 tests, 2 failures) agree with what was counted.
         XCTAssertFalse(Self.reasons(report).contains { $0.hasPrefix("not proven") }, "\(Self.reasons(report))")
     }

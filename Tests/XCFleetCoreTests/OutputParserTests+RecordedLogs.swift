@@ -112,6 +112,7 @@ extension OutputParserTests {
         case .unreadableResult: return "unreadableResult"
         case .witnessDisagreement: return "witnessDisagreement"
         case .backtraceFrame: return "backtraceFrame"
+        case .attachmentRecorded: return "attachmentRecorded"
         }
     }
 

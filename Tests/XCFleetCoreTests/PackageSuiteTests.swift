@@ -59,7 +59,7 @@ final class PackageSuiteTests: XCTestCase {
             (#"{"name": "a", "package": "../.."}"#, "suites[0].package: the package path '../..' leaves the repository"),
             (#"{"name": "a", "package": "/abs"}"#, "suites[0].package: the package path must be relative to the plan"),
             (#"{"name": "a", "package": "Pkg", "template": "cache-contract"}"#, "suites[0].template: a suite names either a \"template\" or a \"package\", not both"),
-            (#"{"name": "a"}"#, "or name your own package: \"package\": \"path/to/it\""),
+            (#"{"name": "a"}"#, "or name your own package (\"package\": \"path/to/it\")"),
             (#"{"name": "a", "package": "Pkg", "filter": ["Pkg Tests"]}"#, "suites[0].filter[0]: an entry contains no spaces"),
             (#"{"name": "a", "package": "Pkg", "filter": ["^Pkg.*$"]}"#, "suites[0].filter[0]: an entry starts with a target name or '*'"),
             (#"{"name": "a", "package": "Pkg", "skip": ["Pkg|x"]}"#, "suites[0].skip[0]: '|' cannot appear in a test name"),
@@ -242,7 +242,7 @@ final class PackageAttemptTests: XCTestCase {
     private var source: JobSource { JobSource(origin: .package("Pkg"), workspace: Workspace(files: []), driver: .swiftPM) }
 
     func testAPackageAttemptDiscoversBetweenBuildAndTest() {
-        XCTAssertEqual(source.steps, [.push, .build, .discover, .test])
+        XCTAssertEqual(source.steps, [.push, .build, .discover, .test, .collect])
         var machine = AttemptMachine(AttemptMachine.Plan(source: source, host: "h", cleanupSeconds: 5))
         XCTAssertEqual(machine.start(), [.phaseStarted(.push), .perform(.push)])
         _ = machine.stepEnded(.pushed(directory: "/j"))
@@ -261,7 +261,7 @@ final class PackageAttemptTests: XCTestCase {
     }
 
     func testATemplateSourceHasNoDiscoverStep() {
-        XCTAssertEqual(JobSource(origin: .template("cache-contract"), workspace: Workspace(files: []), driver: .swiftPM).steps, [.push, .build, .test])
+        XCTAssertEqual(JobSource(origin: .template("cache-contract"), workspace: Workspace(files: []), driver: .swiftPM).steps, [.push, .build, .test, .collect])
     }
 
     func testARerunByTestCarriesWhatPassedBeforeIntoTheDecisiveAttempt() {

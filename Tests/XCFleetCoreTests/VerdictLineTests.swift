@@ -70,6 +70,37 @@ final class VerdictLineTests: XCTestCase {
         XCTAssertEqual(code, 1)
         XCTAssertEqual(line, "gates red: gate (gate#1@h2: 2 tests failed: A/x, A/y)")
     }
+
+    /// The problem line counts red tests in the figures' categories: a crashed test is not "failed".
+    func testRedTestsAreCountedInTheFiguresCategories() {
+        var a = attempt(host: "h")
+        let failed = FailureDetail(file: "A.swift", line: 3, message: "XCTAssertTrue failed")
+        a.tests = [
+            TestResult(id: TestIdentifier(suite: "S", name: "testA"), status: .failed, failures: [failed]),
+            TestResult(id: TestIdentifier(suite: "S", name: "testB"), status: .failed, failures: [FailureDetail(message: "crashed: signal 11")]),
+            TestResult(id: TestIdentifier(suite: "S", name: "testC"), status: .failed, failures: [failed]),
+            TestResult(id: TestIdentifier(suite: "S", name: "testP"), status: .passed),
+        ]
+        let problems = Verdict.problems(of: a, expected: [])
+        XCTAssertTrue(problems.contains("2 tests failed, 1 crashed: S/testA, S/testC, S/testB"), "\(problems)")
+        a.tests[1].status = .passed
+        XCTAssertTrue(Verdict.problems(of: a, expected: []).contains("2 tests failed: S/testA, S/testC"))
+        a.tests[0].failures = [FailureDetail(message: "crashed: exit 1")]
+        a.tests[2].timedOut = true
+        XCTAssertTrue(Verdict.problems(of: a, expected: []).contains("1 test crashed, 1 timed out: S/testA, S/testC"),
+                      "\(Verdict.problems(of: a, expected: []))")
+        let categories = ReportFacts.outcomes(job("j", suite: "s", .failed, reason: "red", attempts: [a])).map(\.category)
+        XCTAssertEqual(categories.filter { $0 == .crashed }.count, 1, "the figures agree with the line")
+        XCTAssertEqual(categories.filter { $0 == .timedOut }.count, 1, "the figures agree with the line")
+    }
+
+    /// A location the runner did not know (`<unknown>:0`) is no location in any output.
+    func testAnUnknownLocationIsNoLocation() {
+        XCTAssertNil(ReportText.location(FailureDetail(file: "<unknown>", line: 0, message: "m")))
+        XCTAssertEqual(ReportText.location(FailureDetail(file: "A.swift", line: 0, message: "m")), "A.swift")
+        XCTAssertEqual(ReportText.location(FailureDetail(file: "A.swift", line: 7, message: "m")), "A.swift:7")
+        XCTAssertEqual(ReportText.failureLine(FailureDetail(file: "<unknown>", line: 0, message: "boom")), "boom")
+    }
 }
 
 /// Hosts that left and rejoined are in summary.md.

@@ -92,4 +92,17 @@ final class JSONOutputSchemaTests: XCTestCase {
         let bad = #"{"schemaVersion": 1, "command": "parse", "runID": "p", "startedAt": "1764000000", "durationSeconds": -1, "verdict": {"exitCode": 1, "line": "x", "interrupted": false}, "figures": {}, "jobs": 1, "attempts": 1, "jobsByState": {}, "suites": [], "failures": []}"#
         XCTAssertNotEqual(try problems(bad), "")
     }
+
+    /// A location the runner did not know is absent, never `<unknown>:0`: the real output has none,
+    /// and the schema refuses one.
+    func testAnUnknownLocationIsAbsentFromParseJSON() throws {
+        _ = try validator()
+        let r = try xcfleet(["parse", "Tests/Fixtures/logs/apple_xctest.txt", "--json"])
+        XCTAssertFalse(r.stdout.contains("<unknown>"), r.stdout)
+        XCTAssertTrue(r.stdout.contains(#""message":"failed: caught error: \"boom\"""#), r.stdout)
+        let forged = r.stdout.replacingOccurrences(of: #""message":"failed: caught error"#, with: #""location":"<unknown>:0","message":"failed: caught error"#)
+        XCTAssertNotEqual(forged, r.stdout)
+        XCTAssertNotEqual(try problems(forged), "", "the schema must refuse <unknown>:0")
+        XCTAssertEqual(try problems(r.stdout), "")
+    }
 }

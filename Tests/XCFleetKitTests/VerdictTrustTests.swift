@@ -29,11 +29,11 @@ final class VerdictTrustTests: XCTestCase {
         ]),
         "c02_crash_in_test_linux.txt": Expected(exit: 1, passed: 1, failed: 1, reasons: [
             "test process crashed: /src/Tests/StoreTests.swift:41: Fatal error: Unexpectedly found nil while unwrapping an Optional value",
-            "1 test failed: StoreTests/testLoad",
+            "1 test crashed: StoreTests/testLoad",
         ]),
         "c02_restart_xcodebuild.txt": Expected(exit: 1, passed: 2, failed: 1, reasons: [
             "test process crashed: Restarting after unexpected exit, crash, or test timeout in StoreTests.testCrash(); summary will include totals from previous launches.",
-            "1 test failed: StoreTests/testCrash",
+            "1 test crashed: StoreTests/testCrash",
             "xcodebuild reports failure: ** TEST FAILED **",
         ]),
         // Figures count tests, not executions: testHash passed (3 executions), testRace is flaky.
@@ -64,7 +64,7 @@ final class VerdictTrustTests: XCTestCase {
         ]),
         "c13_apple_crash_report.txt": Expected(exit: 1, passed: 0, failed: 1, reasons: [
             "test process crashed: Exception Type:  EXC_BAD_ACCESS (SIGSEGV)",
-            "1 test failed: ImageTests/testDecode",
+            "1 test crashed: ImageTests/testDecode",
         ]),
     ]
 

@@ -104,6 +104,8 @@ package func compact(_ event: TestEvent) -> String {
         return "disagree \(text)"
     case let .backtraceFrame(index, symbol, file, line):
         return "frame \(index) \(symbol) \(file):\(line)"
+    case let .attachmentRecorded(i, name):
+        return "attached \(id(i)) \(name)"
     }
 }
 

@@ -108,7 +108,7 @@ enum MarkupCheck {
     /// came from input that was not escaped.
     static let htmlTags: Set<String> = [
         "!DOCTYPE", "a", "body", "br", "circle", "details", "div", "figcaption", "figure", "footer", "g",
-        "h1", "h2", "h3", "h4", "head", "header", "html", "i", "li", "line", "main", "meta", "nav", "ol", "p",
+        "h1", "h2", "h3", "h4", "head", "header", "html", "i", "img", "li", "line", "main", "meta", "nav", "ol", "p",
         "polyline", "pre", "rect", "section", "span", "strong", "style", "summary", "svg", "table", "tbody",
         "td", "text", "th", "thead", "title", "tr", "ul",
     ]
@@ -117,14 +117,17 @@ enum MarkupCheck {
         "href", "id", "lang", "name", "points", "r", "role", "rx", "stroke-width", "stroke", "style", "text-anchor",
         "title", "width", "x1", "x2", "x", "y1", "y2", "y", "open", "viewBox", "xmlns", "preserveAspectRatio",
         "dominant-baseline", "transform", "d", "stroke-dasharray", "opacity", "ry", "colspan", "rowspan", "scope",
-        "http-equiv",
+        "http-equiv", "src", "alt", "loading",
     ]
 
     /// Every `href="…"` value in `html` (attribute values as written, entities not decoded).
-    static func hrefs(_ html: String) -> [String] {
+    static func hrefs(_ html: String) -> [String] { attributeValues("href", in: html) }
+
+    /// Every value of attribute `name` in `html` (as written, entities not decoded).
+    static func attributeValues(_ name: String, in html: String) -> [String] {
         var out: [String] = []
         var rest = html[...]
-        while let r = rest.range(of: " href=\"") {
+        while let r = rest.range(of: " \(name)=\"") {
             let after = rest[r.upperBound...]
             guard let end = after.firstIndex(of: "\"") else { break }
             out.append(String(after[..<end]))

@@ -73,7 +73,12 @@ func check(_ report: RunReport, compare: Bool) {
     }
     for link in MarkupCheck.hrefs(html) {
         let lower = link.lowercased()
-        invariant(link.hasPrefix("#") || lower.hasPrefix("https://") || lower.hasPrefix("http://") || isAttemptLog(link), "report.html links to \(link)")
+        invariant(link.hasPrefix("#") || lower.hasPrefix("https://") || lower.hasPrefix("http://") || isAttemptLog(link)
+                  || ReportAttachments.linkablePath(link) == link, "report.html links to \(link)")
+    }
+    // Images: only the run directory's attachments (the policy's `img-src 'self'`).
+    for source in MarkupCheck.attributeValues("src", in: html) {
+        invariant(ReportAttachments.linkablePath(source) == source, "report.html shows an image from \(source)")
     }
     invariant(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"), "report.html has no policy")
     for (name, text) in [("junit.xml", junit), ("report.html", html), ("summary.md", markdown),
@@ -129,6 +134,13 @@ enum SyntheticRun {
                 }
             }
             add(.phaseFinished(ref, phase: .test))
+            if input.byte() % 2 == 0 {
+                // Attachments as an edited events.jsonl may name them: any name, any path, any test.
+                let file = AttachmentFile(name: input.string(), path: input.byte() % 2 == 0 ? "attachments/j/1/" + input.string() : input.string(),
+                                          bytes: Int(input.byte()), kind: AttachmentKind.allCases[Int(input.byte()) % AttachmentKind.allCases.count],
+                                          test: input.byte() % 2 == 0 ? input.string() : nil)
+                add(.attachments(ref, AttachmentsCollected(files: [file], leftOut: [AttachmentLeftOut(name: input.string(), bytes: nil, reason: input.string())])))
+            }
             let b = input.byte()
             add(.attemptEnded(ref, AttemptEnded(termination: b % 3 == 0 ? .exited(Int32(b % 5)) : b % 3 == 1 ? .connectionLost(input.string()) : nil,
                                                 infraError: b & 8 != 0 ? input.string() : nil)))

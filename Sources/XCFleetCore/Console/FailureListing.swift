@@ -60,9 +60,6 @@ public enum FailureListing {
 
     /// The mapped repository location, else the file and line as printed (never `<unknown>` or line 0).
     static func place(_ f: FailureDetail) -> String? {
-        if let loc = f.location { return loc.display }
-        guard let file = f.file, !file.isEmpty, file != "<unknown>" else { return nil }
-        guard let line = f.line, line > 0 else { return file }
-        return "\(file):\(line)"
+        ReportText.location(f)
     }
 }

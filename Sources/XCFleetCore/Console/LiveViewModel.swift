@@ -104,7 +104,7 @@ public struct LiveViewModel: Sendable {
             for (k, job) in slots where job == ref.jobID { slots[k] = nil }
         case .jobUnschedulable(let jobID, _):
             update(jobID) { $0.unschedulable = true; $0.running = false }
-        case .hostSetAside, .hostProbation, .hostRejoined, .note, .sourceMap, .hostPaths, .build, .hostAdmitted, .hostProvisioned, .quarantine:
+        case .hostSetAside, .hostProbation, .hostRejoined, .note, .sourceMap, .hostPaths, .build, .push, .hostAdmitted, .hostProvisioned, .quarantine, .attachments:
             break
         case .runFinished:
             finished = true

@@ -92,6 +92,8 @@ public struct ProgressNarrator: Sendable {
             if verbose { say(text, .dim) }
         case .build(let ref, let record):
             if verbose { say("\(ref.jobID) \(record.summary)", .dim) }
+        case .push(let ref, let record):
+            if verbose { say("\(ref.jobID) \(record.summary)", .dim) }
         case .runFinished(let interrupted):
             if interrupted { say("run interrupted", .warning) }
         case .sourceMap(let jobID, let map):
@@ -114,6 +116,8 @@ public struct ProgressNarrator: Sendable {
             } else if verbose {
                 say("\(ref.jobID) discovered \(d.tests.count) tests; runs \(d.selected.count)\(d.note.map { " (\(TerminalText.sanitize($0)))" } ?? "")", .dim)
             }
+        case .attachments(let ref, let collected):
+            if !collected.isEmpty { say(Self.attachmentsLine(ref, collected), .dim) }
         }
         return verbosity == .quiet ? [] : out
     }
@@ -159,7 +163,7 @@ public struct ProgressNarrator: Sendable {
         case .testSkipped(let id, let reason):
             if verbose, let id { say("\(ref.jobID) − \(id.shortDescription) skipped\(reason.map { ": \($0)" } ?? "")", .dim) }
         case .testStarted, .suiteStarted, .suiteFinished, .xctestSummary, .swiftTestingSummary,
-             .runnerStatement, .failingTestListed, .unreadableResult, .witnessDisagreement, .backtraceFrame:
+             .runnerStatement, .failingTestListed, .unreadableResult, .witnessDisagreement, .backtraceFrame, .attachmentRecorded:
             break
         }
     }
@@ -216,5 +220,18 @@ extension CommandTermination {
         case .connectionLost(let w): return "connection lost (\(w))"
         case .cancelled: return "cancelled"
         }
+    }
+}
+
+extension ProgressNarrator {
+    /// `job attempt 1: 2 attachments fetched (1.5 MiB), 1 left out: big.mov (over the per-file cap of 20 MiB)`.
+    static func attachmentsLine(_ ref: AttemptRef, _ c: AttachmentsCollected) -> String {
+        let bytes = c.files.reduce(0) { $0 + $1.bytes }
+        var line = "\(ref.jobID) attempt \(ref.attempt): \(c.files.count) attachment\(c.files.count == 1 ? "" : "s") fetched"
+        if !c.files.isEmpty { line += " (\(AttachmentSelection.size(bytes)))" }
+        if let first = c.leftOut.first {
+            line += ", \(c.leftOut.count) left out: \(first.name) (\(first.reason))" + (c.leftOut.count > 1 ? ", …" : "")
+        }
+        return line
     }
 }

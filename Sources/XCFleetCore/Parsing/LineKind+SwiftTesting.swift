@@ -30,6 +30,7 @@ extension LineKind {
             return false
         }
         if l.has("Suite ", at: p) { return suiteLine(l, p + 6, &events) }
+        if l.has("Attached '", at: p) { return attachedLine(l.string(from: p + 10), &events) }
         if l.has("Program crashed:", at: p) {
             events.append(.crash(message: l.string(from: p)))
             return true
@@ -177,6 +178,18 @@ extension LineKind {
             issues = l.int(at: &q)
         }
         events.append(.swiftTestingSummary(tests: tests, suites: suites, passed: passed, issues: issues, seconds: seconds))
+        return true
+    }
+
+    /// After `Attached '`: `NAME' to TEST.` (the name may hold quotes: the last `' to ` ends it).
+    private static func attachedLine(_ rest: String, _ events: inout [TestEvent]) -> Bool {
+        guard let to = rest.range(of: "' to ", options: .backwards) else { return false }
+        let name = String(rest[..<to.lowerBound])
+        var test = Substring(rest[to.upperBound...])
+        if test.hasSuffix(".") { test = test.dropLast() }
+        if test.count >= 2, test.hasPrefix("\""), test.hasSuffix("\"") { test = test.dropFirst().dropLast() }
+        guard !name.isEmpty else { return false }
+        events.append(.attachmentRecorded(test.isEmpty ? nil : TestIdentifier(suite: "", name: String(test)), name: name))
         return true
     }
 }

@@ -26,13 +26,13 @@ public struct HTMLReportRenderer: ReportRendering {
     package func h(_ s: String) -> String { ReportText.html(s) }
 
     /// The page's Content-Security-Policy: nothing may load or run but the one `<style>` element
-    /// it carries (by its SHA-256) and its `style` attributes — no script at all, no image, font,
-    /// frame, form target or base URL. An injected `<script>` or `javascript:` link does nothing.
+    /// it carries (by its SHA-256), its `style` attributes and images of its own origin (the run
+    /// directory's attachments) — no script at all, no remote image, no font, frame, form target or base URL. An injected `<script>` or `javascript:` link does nothing.
     /// `style-src 'unsafe-inline'` is only for browsers without `style-src-elem`/`-attr` (CSP 3):
     /// a browser that knows hashes ignores it.
     static func contentSecurityPolicy(style: String) -> String {
         let hash = Data(SHA256.hash(Array(style.utf8))).base64EncodedString()
-        let policy = "default-src 'none'; style-src 'unsafe-inline' 'sha256-\(hash)'; style-src-elem 'sha256-\(hash)'; style-src-attr 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+        let policy = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline' 'sha256-\(hash)'; style-src-elem 'sha256-\(hash)'; style-src-attr 'unsafe-inline'; base-uri 'none'; form-action 'none'"
         return "<meta http-equiv=\"Content-Security-Policy\" content=\"\(policy)\">\n"
     }
 
@@ -65,6 +65,7 @@ public struct HTMLReportRenderer: ReportRendering {
         b += "<p class=\"note\">Every attempt's phases on each host slot, in seconds since the run started. Hover a bar for details.</p>\n"
         b += timeline(report)
         b += buildsTable(report)
+        b += PushSummary(report).html
         b += "</section>\n"
         b += infra(report)
         b += checklist(report)
@@ -230,6 +231,7 @@ public struct HTMLReportRenderer: ReportRendering {
                     row += "<td class=\"num\">\(ReportText.duration(job.decisive.flatMap { a in a.end.map { $0 - a.start } }))</td><td class=\"num hide-sm\">\(job.attempts.count)</td></tr>\n"
                     rows.append((-1, rows.count, row, false))
                 }
+                if let row = attachmentsRow(job, label: label) { rows.append((3, rows.count, row, false)) }
             }
             for row in rows.sorted(by: { ($0.rank, $0.order) < ($1.rank, $1.order) }) {
                 if fold, row.plainPass {
@@ -321,6 +323,7 @@ public struct HTMLReportRenderer: ReportRendering {
         case .passed:
             break
         }
+        b += attachmentsBlock(ReportAttachments.files(of: o.id, in: job))
         for e in o.earlier {
             let f = e.failures.first ?? FailureDetail(message: "failed")
             b += "<div class=\"note\">attempt \(e.attempt) on \(h(e.host)) failed:</div>" + failureBox(f)
@@ -404,14 +407,14 @@ public struct HTMLReportRenderer: ReportRendering {
         var b = "<section id=\"checklist\">\n<h2>Review checklist (C13)</h2>\n"
         b += "<p class=\"note\">Questions for the reviewer of the cache code. The evidence column counts gate tests carrying the related contract ids in this run; the answer is the reviewer's.</p>\n"
         b += "<ol class=\"checklist\">\n"
+        // Each gate test once (not once per question): only the ones carrying contract ids matter.
+        let carrying = r.gates.flatMap { s in
+            s.jobs.filter { $0.planned.mutant == nil }.flatMap { ReportFacts.outcomes($0).filter { !$0.contractIDs.isEmpty } }
+        }
         for item in Self.checklistItems {
             var passed = 0, failed = 0
-            for s in r.gates {
-                for job in s.jobs where job.planned.mutant == nil {
-                    for o in ReportFacts.outcomes(job) where o.contractIDs.contains(where: item.ids.contains) {
-                        if o.status == .passed { passed += 1 } else if o.isProblem { failed += 1 }
-                    }
-                }
+            for o in carrying where o.contractIDs.contains(where: item.ids.contains) {
+                if o.status == .passed { passed += 1 } else if o.isProblem { failed += 1 }
             }
             let chips = item.ids.map { "<span class=\"chip c\">\($0)</span>" }.joined()
             var evidence = passed + failed == 0 ? "no test in this run" : "\(passed) passed"

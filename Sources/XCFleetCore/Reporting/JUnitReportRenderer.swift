@@ -101,12 +101,17 @@ public struct JUnitReportRenderer: ReportRendering {
             let jobLines = block.jobs.filter { $0.planned.mutant == nil && ReportFacts.isRed($0) }.flatMap { job in
                 ReportFacts.jobLevelDetails(job).map { "job \(job.planned.jobID): \($0)" }
             }
-            if !retried.isEmpty || !elsewhere.isEmpty || !jobLines.isEmpty {
+            // Attachments no test claimed: the suite's own (the readers give them to each of its cases).
+            let unclaimed = block.jobs.flatMap { ReportAttachments.junitLines(ReportAttachments.unclaimed($0)) }
+            let leftOut = block.jobs.flatMap { job in ReportAttachments.leftOut(job).map { "job \(job.planned.jobID): attachment not fetched: " + ReportAttachments.label($0) } }
+            if !unclaimed.isEmpty { x += "    <system-out>" + ReportText.xmlText(unclaimed.joined(separator: "\n")) + "</system-out>\n" }
+            if !retried.isEmpty || !elsewhere.isEmpty || !jobLines.isEmpty || !leftOut.isEmpty {
                 var text: [String] = jobLines
                 for (job, a) in retried {
                     text.append("job \(job.planned.jobID) attempt \(a.number) on \(a.host) was retried: \(attemptProblem(a))")
                 }
                 text.append(contentsOf: elsewhere)
+                text.append(contentsOf: leftOut)
                 x += "    <system-err>" + ReportText.xmlText(text.joined(separator: "\n")) + "</system-err>\n"
             }
             x += "  </testsuite>\n"
@@ -184,8 +189,9 @@ public struct JUnitReportRenderer: ReportRendering {
                 }
             case .failed:
                 let first = o.failures.first ?? FailureDetail(message: "failed")
+                // Never an empty element: a failure with no printed line still says what failed.
                 c.body.append(element("failure", [("message", first.message), ("type", failureType(first))],
-                                      text: ([note].compactMap { $0 } + [text]).filter { !$0.isEmpty }.joined(separator: "\n")))
+                                      text: ([note].compactMap { $0 } + [text.isEmpty ? first.message : text]).filter { !$0.isEmpty }.joined(separator: "\n")))
                 c.failures = 1
                 for e in o.earlier { c.body.append(rerun("rerunFailure", e)) }
             case .crashed, .timedOut:
@@ -205,6 +211,8 @@ public struct JUnitReportRenderer: ReportRendering {
                 c.body.append(element("error", [("message", reason), ("type", "not-run")], text: reason))
                 c.errors = 1
             }
+            let attached = ReportAttachments.junitLines(ReportAttachments.files(of: o.id, in: job))
+            if !attached.isEmpty { c.body.append("<system-out>" + ReportText.xmlText(attached.joined(separator: "\n")) + "</system-out>") }
             cases.append(c)
         }
         // A red job none of whose tests is red (infra failure, build error, an abnormal exit after

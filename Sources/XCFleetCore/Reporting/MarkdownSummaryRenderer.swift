@@ -60,7 +60,8 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                         let label = o.category == .failed ? "" : "**\(o.category.rawValue)** — "
                         let trace = o.category == .crashed ? ReportText.backtraceExcerpt(job.decisive?.backtrace).map { " · backtrace: \(md(ReportText.clip($0, maxMessageLength)))" } ?? "" : ""
                         failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(label)\(loc)\(md(ReportText.clip(message, maxMessageLength)))"
-                                         + trace + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id) + log))
+                                         + trace + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id)
+                                         + Self.attachmentLinks(ReportAttachments.files(of: o.id, in: job)) + log))
                     case .flaky:
                         let hosts = o.earlier.map { "attempt \($0.attempt) on \(md($0.host))" }.joined(separator: ", ")
                         flaky.append("\(md(suite.spec.name)) · \(md(o.id.description)) — failed in \(hosts.isEmpty ? "an earlier attempt" : hosts), passed on \(md(host))")
@@ -77,6 +78,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                     for d in ReportFacts.jobLevelDetails(job) {
                         failures.append((suite.spec.name, host, "job \(md(job.planned.jobID)) — \(md(ReportText.clip(d, maxMessageLength)))"))
                     }
+                    for line in Self.attachmentLines(job) { failures.append((suite.spec.name, host, line)) }
                 }
             }
             let f = suite.figures ?? TestFigures()
@@ -194,6 +196,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
             out.append("</details>")
             out.append("")
         }
+        out += PushSummary(report).markdown(limit: maxFailures)
         out += historyLines(report)
         out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.tests.text)")
         return out.joined(separator: "\n") + "\n"

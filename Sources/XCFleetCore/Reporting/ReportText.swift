@@ -202,11 +202,13 @@ package enum ReportText {
     }
 
     /// `file:line` (or just the file, or nil).
+    /// The mapped repository location, else the file and line as printed; nil when the runner
+    /// did not know it (`<unknown>:0`, which XCTest prints for a thrown error), and no line 0.
     package static func location(_ f: FailureDetail) -> String? {
         if let loc = f.location { return loc.display }
-        guard let file = f.file, !file.isEmpty else { return nil }
-        if let line = f.line { return "\(file):\(line)" }
-        return file
+        guard let file = f.file, !file.isEmpty, file != "<unknown>" else { return nil }
+        guard let line = f.line, line > 0 else { return file }
+        return "\(file):\(line)"
     }
 
     /// `file:line: message`, or the message alone.

@@ -10,22 +10,25 @@ public enum PackageSelection {
     /// (`rerun`) runs only those tests of it. `listFailure`: why the listing could not be read.
     public static func select(listed: [DiscoveredTest], listFailure: String? = nil, package: PackageSuite?, shard: Int, shardCount: Int,
                               durations: [String: Double] = [:], rerun: [String]? = nil, displayNames: [String: String] = [:]) -> TestsDiscovered {
-        var found = choose(listed: listed, listFailure: listFailure, package: package, shard: shard, shardCount: shardCount,
-                           durations: durations, rerun: rerun)
+        var found = select(listed: listed, listFailure: listFailure, filter: package?.filter, skip: package?.skip, shard: shard,
+                           shardCount: shardCount, durations: durations, rerun: rerun,
+                           noTests: "the built products list no tests (swift test list printed none); a package suite needs at least one XCTest or Swift Testing test")
         let listedNames = Set(found.tests)
         let shown = displayNames.filter { listedNames.contains($0.key) && $0.value != TestsDiscovered.functionName(of: $0.key) }
         found.displayNames = shown.isEmpty ? nil : shown
         return found
     }
 
-    private static func choose(listed: [DiscoveredTest], listFailure: String?, package: PackageSuite?, shard: Int, shardCount: Int,
-                               durations: [String: Double], rerun: [String]?) -> TestsDiscovered {
+    /// The same choice with the suite's `filter` and `skip` given directly (Xcode project suites);
+    /// `noTests` says why an empty list is red.
+    public static func select(listed: [DiscoveredTest], listFailure: String? = nil, filter: [String]?, skip: [String]?, shard: Int, shardCount: Int,
+                              durations: [String: Double] = [:], rerun: [String]? = nil, noTests: String) -> TestsDiscovered {
         let all = listed.map { "\($0.target).\($0.name)" }
         if let listFailure { return TestsDiscovered(tests: all, selected: [], problem: listFailure) }
         if all.isEmpty {
-            return TestsDiscovered(tests: [], selected: [], problem: "the built products list no tests (swift test list printed none); a package suite needs at least one XCTest or Swift Testing test")
+            return TestsDiscovered(tests: [], selected: [], problem: noTests)
         }
-        let chosen = TestSelection.apply(filter: package?.filter, skip: package?.skip, to: all)
+        let chosen = TestSelection.apply(filter: filter, skip: skip, to: all)
         if chosen.isEmpty {
             return TestsDiscovered(tests: all, selected: [], problem: "filter and skip select none of the \(all.count) discovered tests (for example \(all[0]))")
         }

@@ -44,8 +44,7 @@ public enum Verdict {
         let failed = failedAll.filter { !forgives($0, in: attempt, quarantined: quarantined.contains($0.id)) }
         let forgiven = quarantineForgives(attempt, quarantined: quarantined)
         if !failed.isEmpty {
-            let names = failed.prefix(5).map(\.id.shortDescription).joined(separator: ", ")
-            out.append("\(failed.count) test\(failed.count == 1 ? "" : "s") failed: \(names)\(failed.count > 5 ? ", …" : "")")
+            out.append(redTestsLine(failed, in: attempt))
         } else if !attempt.unattributedFailures.isEmpty {
             out.append("failure reported: \(location(attempt.unattributedFailures[0]))\(attempt.unattributedFailures[0].message)")
         }

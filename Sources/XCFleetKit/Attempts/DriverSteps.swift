@@ -20,7 +20,7 @@ enum DriverSteps: Sendable {
     var discovery: TestsDiscovered? {
         switch self {
         case .swiftPM(let s): return s.discovery
-        case .xcode: return nil
+        case .xcode(let s): return s.discovery
         }
     }
 
@@ -55,6 +55,11 @@ enum DriverSteps: Sendable {
         }
     }
 
+    /// A build this attempt claimed for the fleet and did not finish (push failed, cancelled): others may build it.
+    func releaseBuildClaim() async {
+        if case .swiftPM(let s) = self { await s.releaseBuildClaim() }
+    }
+
     /// What the driver itself set up (a simulator), before the job directory goes.
     func cleanUp() async {
         switch self {
@@ -81,6 +86,8 @@ final class SwiftPMSteps: @unchecked Sendable {
     var discovery: TestsDiscovered?
     /// Which discovered tests are Swift Testing's (they run through the other library).
     var swiftTesting: Set<String> = []
+    /// The build key this attempt claimed for the fleet (it builds it; `SwiftPMSteps+Relay.swift`).
+    var claimedBuild: String?
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
@@ -92,7 +99,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     private var chainIdentity: String?
     private var chainStarted = Date()
 
-    private var cached: SwiftPMCachedBuild {
+    var cached: SwiftPMCachedBuild {
         SwiftPMCachedBuild(job: executor.job, shell: executor.shell, directory: directory, driver: executor.driver)
     }
 
@@ -109,6 +116,8 @@ final class SwiftPMSteps: @unchecked Sendable {
         // files would make the one line longer than an SSH exec request can be (`sshExecLimit`).
         if executor.shell.host.transport == .ssh, 2 * manifestBytes + Self.scriptBytes > Self.sshExecLimit { return nil }
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
+        // Another host builds or built this key: receive it in the build step instead.
+        guard await claimForChainedBuild(identity: identity) else { return nil }
         chainIdentity = identity
         chainStarted = Date()
         let job = executor.job, shell = executor.shell, driver = executor.driver
@@ -153,14 +162,19 @@ final class SwiftPMSteps: @unchecked Sendable {
             let total: Double
             switch step {
             case .build:
+                await receiveFromFleet(identity: identity)
                 command = buildCommand(cached, identity: identity)
                 total = timeouts.build
             case .test:
-                let test = try cached.testCommand(products: scanner.products, toolchain: identity)
+                let test = executor.withAttachmentsFolder(try cached.testCommand(products: scanner.products, toolchain: identity),
+                                                          jobDirectory: directory)
                 command = executor.record?.wrap(test) ?? test
                 total = timeouts.test
-            case .push, .collect, .discover:
-                return .collected // not SwiftPM steps (push is the executor's; nothing to collect)
+            case .collect:
+                await executor.collectAttachments(jobDirectory: directory, events: collector.events)
+                return .collected
+            case .push, .discover:
+                return .collected // the executor's step; a package's discover step is handled above
             }
             let started = Date()
             let termination = try await shell.run(command, in: directory,
@@ -186,7 +200,9 @@ final class SwiftPMSteps: @unchecked Sendable {
     private func buildEnded(_ termination: CommandTermination, identity: String, started: Date) -> AttemptMachine.StepResult {
         let shell = executor.shell, ref = executor.ref, log = executor.log
         collector.finishStream()
-        if termination == .exited(0), let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
+        let record = termination == .exited(0) ? scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) : nil
+        buildFinished(key: cached.key(toolchain: identity).hex, product: record?.product)
+        if let record {
             executor.buildTrust.record(record)
             log.append(.build(ref, record))
             if let why = record.untrusted {
@@ -211,6 +227,8 @@ final class XcodeSteps: @unchecked Sendable {
     private var job: XcodebuildJob?
     private var session: XcodebuildJob.Session?
     private var injected = 0
+    /// A project job's discovered tests and this attempt's part (after `discover`).
+    var discovery: TestsDiscovered? { session?.outcome.discovery }
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
@@ -226,6 +244,7 @@ final class XcodeSteps: @unchecked Sendable {
         var made = XcodebuildJob(shell: shell, directory: directory, input: XcodebuildJob.Input(job: executor.job),
                                  deadlines: XcodebuildJob.Deadlines(timeouts: executor.job.spec.timeouts), cache: cache)
         made.buildStarted = executor.buildStarted
+        made.input.testEnvironment[AttachmentScript.variable] = AttemptExecutor.attachmentsFolder(jobDirectory: directory)
         let s = made.makeSession()
         job = made
         session = s
@@ -245,6 +264,7 @@ final class XcodeSteps: @unchecked Sendable {
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
         let (xcode, session) = prepared()
         let collector = self.collector
+        if step == .test { await makeAttachmentsFolder() }
         let result = await xcode.perform(step, in: session, output: { collector.consume($0) }, progress: progress)
         collector.finishStream()
         if step == .build, let record = session.outcome.build {
@@ -252,10 +272,23 @@ final class XcodeSteps: @unchecked Sendable {
             executor.log.append(.build(executor.ref, record))
             session.outcome.build = nil
         }
+        if step == .discover, let found = session.outcome.discovery { executor.log.append(.testsDiscovered(executor.ref, found)) }
         // The result bundle's corrections and the disagreements follow the streamed events.
         for e in session.outcome.extraEvents.dropFirst(injected) { collector.inject(e) }
         injected = session.outcome.extraEvents.count
+        if step == .collect {
+            let exported = await xcode.exportFailureAttachments(session, progress: progress)
+            await executor.collectAttachments(jobDirectory: directory, events: collector.events, extra: exported)
+        }
         return result
+    }
+
+    /// The test process writes into the attachments folder (the simulator's processes run as the
+    /// login user and see the Mac's file system): it must exist before the run.
+    private func makeAttachmentsFolder() async {
+        let folder = AttemptExecutor.attachmentsFolder(jobDirectory: directory)
+        _ = try? await executor.shell.run(ShellCommand(["mkdir", "-p", "-m", "700", "--", folder]), in: directory,
+                                          deadlines: CommandDeadlines(total: 30, silence: 30)) { _ in }
     }
 
     func cleanUp() async {

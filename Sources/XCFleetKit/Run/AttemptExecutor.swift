@@ -38,6 +38,12 @@ struct AttemptExecutor: Sendable {
     var toolchains = ToolchainIdentityCache()
     /// The builds xcfleet made per host, shared by the run's attempts: what a cached build must match.
     var buildTrust = BuildTrust()
+    /// The run's builds across hosts (build once per fleet); nil: every host builds for itself.
+    var fleetBuilds: FleetBuilds? = nil
+    /// Opens a shell to another host of the run (the source of a relayed build).
+    var openShell: (@Sendable (String) async throws -> any RemoteShell)? = nil
+    /// What the run's attempts fetched as attachments so far, shared by them: the run cap.
+    var attachmentBudget = AttachmentBudget()
 
     /// Called when the attempt's build takes the host's build lock (it compiles: nothing cached).
     var buildStarted: (@Sendable () -> Void)? = nil
@@ -71,6 +77,7 @@ struct AttemptExecutor: Sendable {
             case .finish, .perform, .cleanUp: break
             }
         })
+        await steps.releaseBuildClaim()
         log.append(.attemptEnded(ref, ended))
         var report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
         report.discovery = steps.discovery
@@ -91,10 +98,7 @@ struct AttemptExecutor: Sendable {
                                                       directoryCreated: { created.path = $0 }, then: then,
                                                       deadlines: CommandDeadlines(total: timeouts.build, silence: timeouts.silence),
                                                       output: output)
-            switch prepared.push {
-            case .pushed(let bytes): log.append(.note("\(ref.jobID) attempt \(ref.attempt): pushed \(bytes) bytes to \(shell.host.name)"))
-            case .unchanged: log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(shell.host.name) already had this package"))
-            }
+            log.append(.push(ref, Self.pushRecord(prepared.push, workspace: job.workspace, host: shell.host.name)))
             steps.use(directory: prepared.directory)
             if let built = prepared.chained { steps.chainedBuildEnded(built) }
             return (.pushed(directory: prepared.directory), prepared.directory)
@@ -105,6 +109,15 @@ struct AttemptExecutor: Sendable {
         } catch {
             return (.failed(.host("\(shell.host.name): \(error)")), created.path)
         }
+    }
+
+    static func pushRecord(_ outcome: PushOutcome, workspace: Workspace, host: String) -> PushRecord {
+        var record = PushRecord(host: host, bytesSent: 0, filesSent: 0, totalFiles: workspace.files.count, totalBytes: workspace.totalBytes)
+        if case .pushed(let bytes, let files) = outcome {
+            record.bytesSent = bytes
+            record.filesSent = files
+        }
+        return record
     }
 
     /// Leftovers of the attempt's process group first (a lost connection could not kill it), then

@@ -63,6 +63,10 @@ public struct JobPlanner: Sendable {
                 out += packageJobs(suite, package)
                 continue
             }
+            if let project = suite.xcodeProject {
+                out += xcodeProjectJobs(suite, project)
+                continue
+            }
             let requires = Array(Set(suite.requires + (TemplateInfo.named(suite.template)?.requires ?? []))).sorted()
             // Rendered once: repetitions share the package (and so the build); mutants are the
             // gate's files with their edits.
@@ -92,6 +96,36 @@ public struct JobPlanner: Sendable {
                     spec.retries.testFailures = 0 // a mutant's failure is the expected outcome: never rerun it
                     out.append(PlannedJob(planned: planned, spec: spec, workspace: variant.workspace, filter: nil, requires: requires,
                                           sourceMap: variant.sourceMap))
+                }
+            }
+        }
+        return out
+    }
+
+    /// An Xcode project suite's jobs: configuration × repetition × shard, each with no planned
+    /// manifest. Every attempt builds (once per key, through the host build cache), enumerates the
+    /// built tests and runs its shard's part of them (`PackageSelection`).
+    private func xcodeProjectJobs(_ suite: SuiteSpec, _ project: XcodeProjectSuite) -> [PlannedJob] {
+        let workspace = packages[suite.name] ?? Workspace(files: [])
+        let shardCount = max(1, suite.shards)
+        let dimensions = project.dimensions
+        var out: [PlannedJob] = []
+        for (c, configuration) in dimensions.enumerated() {
+            for rep in 0..<max(1, suite.repetitions) {
+                for shard in 0..<shardCount {
+                    var id = suite.name
+                    // Configuration names are free text: the job id numbers them (the name is in `configuration`).
+                    if dimensions.count > 1 || configuration != nil { id += "#c\(c + 1)" }
+                    if suite.repetitions > 1 { id += "#r\(rep + 1)" }
+                    if shardCount > 1 { id += "#s\(shard + 1)of\(shardCount)" }
+                    var planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
+                                             repetition: rep, mutant: nil, expectedTests: [], contentHash: workspace.contentHash)
+                    planned.configuration = configuration
+                    // xcodebuild runs on a Mac: never offered to a host without the label.
+                    var job = PlannedJob(planned: planned, spec: suite, workspace: workspace, filter: nil,
+                                         requires: Array(Set(suite.requires + ["platform:macos"])).sorted(), origin: .xcodeProject(project))
+                    job.shardDurations = history?.durations(suite: suite.name) ?? [:]
+                    out.append(job)
                 }
             }
         }

@@ -2,7 +2,7 @@ import Foundation
 import XCFleetBasics
 import XCFleetModel
 
-/// A package suite's workspace: the files of the git repository that holds the plan
+/// A package or Xcode project suite's workspace: the files of the git repository that holds the plan
 /// (`RepositoryFiles`: tracked files, plus untracked files git does not ignore under the package's
 /// folder; never `.build`, DerivedData or ignored files), read as they are in the working tree.
 /// The team's `Package.swift` is pushed as it is.
@@ -10,13 +10,15 @@ enum PackageWorkspace {
     /// Largest file pushed (a bigger one is a problem to fix in the repository, not to push).
     static let fileLimit = 64 << 20
 
-    /// Reads every package suite's repository once (suites of one repository share it).
+    /// Reads every package and Xcode project suite's repository once (suites of one folder share it).
     static func read(_ plan: TestPlan) async throws -> [String: Workspace] {
         var byRepository: [String: Workspace] = [:]
         var out: [String: Workspace] = [:]
         for suite in plan.suites {
-            guard let package = suite.package else { continue }
-            let folder = package.packageFolder(in: package.repository)
+            let folder: String
+            if let package = suite.package { folder = package.packageFolder(in: package.repository) }
+            else if let project = suite.xcodeProject { folder = project.containerFolder }
+            else { continue }
             if byRepository[folder] == nil { byRepository[folder] = try await read(folder: folder) }
             out[suite.name] = byRepository[folder]
         }

@@ -167,12 +167,16 @@ actor RunCoordinator {
     var rejoining: [String: SchedulerHost] = [:]
     /// Package jobs' reruns after test failures: job id → the discovered tests to run again.
     var reruns: [String: [String]] = [:]
+    /// Which host builds or built each key (build once per fleet).
+    let fleetBuilds = FleetBuilds()
     /// Running attempts: job id → host and process-record token.
     var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
     private let toolchains = ToolchainIdentityCache()
     /// The builds xcfleet made, per host (what a cached build must match).
     private var buildTrust = BuildTrust()
+    /// What the run's attempts fetched as attachments (the run cap, docs/attachments.md).
+    private let attachmentBudget = AttachmentBudget()
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -365,6 +369,10 @@ actor RunCoordinator {
                 executor.record = await self.processRecord(host: host, token: token)
                 executor.toolchains = self.toolchains
                 executor.buildTrust = self.buildTrust
+                executor.fleetBuilds = self.fleetBuilds
+                let timeouts = job.spec.timeouts
+                executor.openShell = { name in try await self.relayShell(name, timeouts: timeouts) }
+                executor.attachmentBudget = self.attachmentBudget
                 executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 if let key = self.scheduledBuildKey(jobID) {
                     // The build took the host's build lock: other jobs of the key wait for it there.
@@ -398,6 +406,13 @@ actor RunCoordinator {
         }
     }
 
+    /// A connection of its own to `name`, the source of a relayed build (closed by the caller).
+    func relayShell(_ name: String, timeouts: PhaseTimeouts) async throws -> any RemoteShell {
+        guard let host = hosts[name] else { throw RemoteShellError(.connect, host: name, "not a host of this run") }
+        let factory = shellFactory
+        return try await withDeadline(timeouts.connect, phase: .connect, host: name) { try await factory(host, timeouts) }
+    }
+
     private func shell(for host: HostSpec, slot: Int, ref: AttemptRef, timeouts: PhaseTimeouts) async throws -> any RemoteShell {
         let key = "\(host.name)#\(slot)"
         if let existing = shells[key] { return existing }
@@ -415,6 +430,8 @@ actor RunCoordinator {
     }
 
     func setAside(_ host: String, reason: String) {
+        let fleet = fleetBuilds
+        Task { await fleet.hostGone(host) }
         log.append(.hostSetAside(host: host, reason: reason))
         if hosts[host] != nil { apply(scheduler.hostLost(host, reason: reason)) }
     }

@@ -89,7 +89,7 @@ extension PlanLoader {
     }
 
     /// `filter` / `skip`: a non-empty array of entries `TestSelection` accepts.
-    private static func selection(_ field: SchemaField, reader r: inout SchemaReader, ok: inout Bool) -> [String]? {
+    static func selection(_ field: SchemaField, reader r: inout SchemaReader, ok: inout Bool) -> [String]? {
         let entries = r.array(field) { r, element -> String? in
             guard let s = r.string(element) else { return nil }
             if let problem = TestSelection.problem(s) {

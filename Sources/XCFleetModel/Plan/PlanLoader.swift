@@ -10,7 +10,7 @@ public enum PlanLoader {
     /// Keys of a suite object, in the order they are documented.
     public static let suiteKeys = ["name", "template", "kind", "parameters", "requires", "shards", "repetitions",
                                    "retries", "allowFlaky", "mutants", "timeouts", "timeoutSeconds", "destination", "xcode", "subject",
-                                   "package", "filter", "skip"]
+                                   "package", "filter", "skip", "workspace", "project", "scheme", "testPlan", "configurations"]
     public static let planKeys = ["name", "description", "defaults", "suites"]
     public static let timeoutKeys = ["connect", "push", "build", "test", "silence", "cleanup"]
     public static let retryKeys = ["infrastructure", "testFailures"]
@@ -52,10 +52,12 @@ public enum PlanLoader {
 
         var defaults = SuiteFields()
         if let field = root.field("defaults"), let object = r.object(field) {
-            r.checkKeys(object, allowed: suiteKeys.filter { !["name", "template", "subject"].contains($0) && !packageOnlyKeys.contains($0) },
+            r.checkKeys(object, allowed: suiteKeys.filter { !["name", "template", "subject"].contains($0) && !packageOnlyKeys.contains($0)
+                                                                && !xcodeOnlyKeys.contains($0) },
                         misplaced: ["name": "each suite needs its own name; set it in the suite",
                                     "template": "set the template in each suite",
-                                    "subject": "set the subject in each suite"].merging(packageKeysInDefaults) { a, _ in a })
+                                    "subject": "set the subject in each suite"].merging(packageKeysInDefaults) { a, _ in a }
+                                                                               .merging(xcodeKeysInDefaults) { a, _ in a })
             defaults = readFields(object, reader: &r)
         }
 
@@ -103,9 +105,12 @@ public enum PlanLoader {
         let known = knownTemplates.sorted()
         let knownList = known.isEmpty ? "no templates are installed" : "known templates: " + known.joined(separator: ", ")
         var template: String?
-        if object.field("package") != nil {
+        let namesXcode = object.field("workspace") != nil || object.field("project") != nil
+        if namesXcode {
+            template = xcodeSuiteTemplate(object, reader: &r)
+        } else if object.field("package") != nil {
             template = packageSuiteTemplate(object, reader: &r)
-        } else if let field = r.required(object, "template", hint: knownList + "; or name your own package: \"package\": \"path/to/it\""),
+        } else if let field = r.required(object, "template", hint: knownList + "; or name your own package (\"package\": \"path/to/it\") or Xcode project (\"project\": \"App.xcodeproj\", \"scheme\": \"App\")"),
                   let s = r.string(field) {
             if knownTemplates.contains(s) {
                 template = s
@@ -130,8 +135,10 @@ public enum PlanLoader {
             subject = readSubject(field, template: template, planPath: planPath, reader: &r)
             subjectOK = subject != nil
         }
-        let package = readPackageSuite(object, merged: (merged.mutants ?? false, merged.destination), planPath: planPath, reader: &r)
-        guard let name, let template, subjectOK, package.ok else { return nil }
+        let package = namesXcode ? (ok: true, suite: nil)
+            : readPackageSuite(object, merged: (merged.mutants ?? false, merged.destination), planPath: planPath, reader: &r)
+        let xcodeProject = readXcodeProject(object, merged: (merged.mutants ?? false, merged.destination), planPath: planPath, reader: &r)
+        guard let name, let template, subjectOK, package.ok, xcodeProject.ok else { return nil }
 
         let base = PhaseTimeouts.defaults
         let t = merged.timeouts
@@ -148,6 +155,7 @@ public enum PlanLoader {
                          destination: merged.destination, xcode: merged.xcode,
                          secretParameters: merged.secret.isEmpty ? nil : merged.secret.sorted(), subject: subject)
             .withPackage(package.suite)
+            .withXcodeProject(xcodeProject.suite)
     }
 
     /// The suite keys shared by suites and `defaults` (everything but name and template).

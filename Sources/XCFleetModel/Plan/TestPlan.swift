@@ -142,6 +142,9 @@ public struct SuiteSpec: Equatable, Codable, Sendable {
     /// A team's own package run as it is, instead of a template (`template` is then ""; nil in
     /// older events).
     public var package: PackageSuite? = nil
+    /// A team's own Xcode workspace or project run as it is, instead of a template (`template` is
+    /// then ""; nil in older events).
+    public var xcodeProject: XcodeProjectSuite? = nil
 
     public init(name: String, template: String, kind: SuiteKind = .gate, parameters: [String: PlanValue] = [:],
                 requires: [String] = [], shards: Int = 1, repetitions: Int = 1, retries: RetryPolicy = RetryPolicy(),

@@ -15,6 +15,9 @@ public struct JobSource: Equatable, Sendable {
         /// A team's own SwiftPM package (`PackageSuite`): its folder relative to the repository that is
         /// pushed ("" for the repository's top). Its tests are the ones discovered after the build.
         case package(String)
+        /// A team's own Xcode workspace or project (`XcodeProjectSuite`), built for its scheme and
+        /// test plan; its tests are the ones `-enumerate-tests` lists after the build.
+        case xcodeProject(XcodeProjectSuite)
     }
 
     /// The tool that builds and tests the workspace.
@@ -40,8 +43,17 @@ public struct JobSource: Equatable, Sendable {
     /// The steps an attempt of this source runs, in order (cleanup always follows). A package lists
     /// the tests of what was built (`discover`) before it runs them.
     public var steps: [AttemptStep] {
-        guard case .package = origin, driver == .swiftPM else { return driver.steps }
-        return [.push, .build, .discover, .test]
+        switch origin {
+        case .package where driver == .swiftPM: return [.push, .build, .discover, .test, .collect]
+        case .xcodeProject: return [.push, .build, .discover, .test, .collect]
+        case .template, .package: return driver.steps
+        }
+    }
+
+    /// The Xcode workspace or project, for an Xcode project source.
+    public var xcodeProject: XcodeProjectSuite? {
+        if case .xcodeProject(let project) = origin { return project }
+        return nil
     }
 
     /// The package's folder relative to the pushed tree, for a package source.
@@ -61,8 +73,7 @@ extension JobSource.Driver {
     /// The steps an attempt with this driver runs, in order (cleanup always follows).
     public var steps: [AttemptStep] {
         switch self {
-        case .swiftPM: return [.push, .build, .test]
-        case .xcodebuild: return [.push, .build, .test, .collect]
+        case .swiftPM, .xcodebuild: return [.push, .build, .test, .collect]
         }
     }
 
@@ -93,7 +104,8 @@ public enum AttemptStep: String, Equatable, Sendable, CaseIterable {
     case discover
     /// Run the tests, output streamed to the parser.
     case test
-    /// Read what the test run left behind (Xcode's result bundle).
+    /// Read what the test run left behind: its attachments folder (docs/attachments.md) and, for
+    /// Xcode, the result bundle.
     case collect
 
     /// The phase the event log records the step under.

@@ -45,6 +45,8 @@ public struct TestResult: Equatable, Codable, Sendable {
     /// True when the test printed failures and never its end line (the process crashed, exited or
     /// hung while it ran); nil when it ended normally.
     public var unfinished: Bool? = nil
+    /// The files the test left for the reader (docs/attachments.md); nil when none.
+    public var attachments: [AttachmentFile]? = nil
 
     public init(id: TestIdentifier, status: TestStatus, seconds: Double? = nil, failures: [FailureDetail] = [], skipReason: String? = nil, clone: String? = nil, flaky: Bool = false) {
         self.id = id
@@ -104,6 +106,11 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     public var evidence: RunnerEvidence? = nil
     /// A package job's discovered tests and this attempt's part of them (nil for planned manifests).
     public var discovery: TestsDiscovered? = nil
+    /// What its push sent (absent in runs recorded before incremental pushes, and when the push failed).
+    public var push: PushRecord? = nil
+    /// Attachments of the attempt no test claimed (each test's own are on the test), and what
+    /// was left out; nil when the attempt fetched none.
+    public var attachments: AttachmentsCollected? = nil
 
     package init(number: Int, host: String, slot: Int, start: Double, end: Double? = nil, phases: [PhaseSpan], termination: CommandTermination? = nil, infraError: String? = nil, timedOutPhase: Phase? = nil, tests: [TestResult], unattributedFailures: [FailureDetail], crashes: [String], buildErrors: [FailureDetail], metrics: [Metric], problems: [String], lost: Bool, build: BuildRecord? = nil, evidence: RunnerEvidence? = nil) {
         self.number = number

@@ -81,6 +81,9 @@ public enum TestEvent: Equatable, Codable, Sendable {
     /// A frame of a crash backtrace that names a source location (the Swift backtracer's
     /// `N 0x… symbol + K in image at /path/File.swift:35:9`).
     case backtraceFrame(index: Int, symbol: String, file: String, line: Int)
+    /// Swift Testing `⎙ Attached 'NAME' to TEST.`: the test recorded an attachment (the file of that
+    /// name in the attachments folder is attributed to it; docs/attachments.md).
+    case attachmentRecorded(TestIdentifier?, name: String)
 }
 
 /// One probe measurement. Probes print them; they never decide a verdict.
