@@ -112,9 +112,9 @@ final class SwiftPMSteps: @unchecked Sendable {
     /// The cache script for the push's round trip, once the toolchain identity is known (admission
     /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
     func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
-        // Both the push check and the build carry the workspace's manifest: a repository with many
-        // files would make the one line longer than an SSH exec request can be (`sshExecLimit`).
-        if executor.shell.host.transport == .ssh, 2 * manifestBytes + Self.scriptBytes > Self.sshExecLimit { return nil }
+        // The build's command carries the workspace's manifest: with the push check in front of it, a
+        // repository with many files would make the one line longer than an SSH exec request can be.
+        if executor.shell.host.transport == .ssh, manifestBytes + Self.scriptBytes + Self.pushCheckBytes > Self.sshExecLimit { return nil }
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
         // Another host builds or built this key: receive it in the build step instead.
         guard await claimForChainedBuild(identity: identity) else { return nil }
@@ -139,6 +139,8 @@ final class SwiftPMSteps: @unchecked Sendable {
     static let sshExecLimit = 32_000
     /// About what the build cache's scripts add to its command line (build-cache, common, work-root, evict).
     static let scriptBytes = 12_000
+    /// About what the push check adds in front of a chained build (its manifest goes on stdin).
+    static let pushCheckBytes = 4_000
     /// The build key's manifest as the command line carries it.
     private var manifestBytes: Int { BuildKey.sourceManifest(of: executor.job.workspace).reduce(0) { $0 + $1.utf8.count + 1 } }
 
