@@ -26,7 +26,7 @@ let package = Package(
 SWIFT
 rm -f "$pkg/Sources/CacheContract/"*.swift "$pkg/Tests/PressureProbeTests/"*.swift
 cp -p "$root/Sources/CacheContract/"*.swift "$pkg/Sources/CacheContract/"
-cp -p "$root/Templates/cache-contract/CacheContractSurface.swift" "$root/Templates/adapters/cache-contract/"*.swift "$pkg/Tests/PressureProbeTests/"
+cp -p "$root/Templates/cache-contract/CacheContractSurface.swift" "$root/Templates/adapters/cache-contract/"*.swift "$root/Templates/contract-kit/"*.swift "$pkg/Tests/PressureProbeTests/"
 cp -p "$root/Templates/pressure-probes/"*.swift "$pkg/Tests/PressureProbeTests/"
 (cd "$pkg" && timeout "${XCFLEET_PROBE_TIMEOUT:-900}" swift test >"$scratch/probe.log" 2>&1)
 status=$?

@@ -53,7 +53,7 @@ SWIFT
 sleep 1
 rm -f "$pkg/Sources/CacheContract/"*.swift "$pkg/Tests/CacheContractTests/"*.swift
 cp "$root/Sources/CacheContract/"*.swift "$pkg/Sources/CacheContract/"
-cp "$root/Templates/cache-contract/"*.swift "$root/Templates/adapters/cache-contract/"*.swift "$pkg/Tests/CacheContractTests/"
+cp "$root/Templates/cache-contract/"*.swift "$root/Templates/adapters/cache-contract/"*.swift "$root/Templates/contract-kit/"*.swift "$pkg/Tests/CacheContractTests/"
 
 # Puts SRC at DST with a modification time in a later second than any earlier build saw:
 # the incremental build compares times at whole-second granularity, so a file swapped back and

@@ -73,6 +73,33 @@ final class ContractCertificateTests: XCTestCase {
         XCTAssertTrue(markdown.contains("### Certificate: AppFeed under combine-lifetime/1 — does not hold: K5 failed"), markdown)
     }
 
+    /// No Mac for a Combine subject: nothing ran, so no id passed, none failed and no mutant survived.
+    func testASuiteNoHostCouldRunIsNotRunNeverPassedNorSurvived() throws {
+        let feed = SubjectSpec(package: "..", module: "AppFeed", adapter: "A.swift", claims: ["K4", "K5"],
+                               mutants: [MutantSpec(id: "strong-sink", fault: "f", contract: "K4", template: "combine-lifetime",
+                                                    edits: [MutantEdit(file: "a", find: "b", replace: "c")])],
+                               packageDirectory: "/r/AppFeed", adapterPath: "/r/AppFeed/A.swift")
+        var gate = job([], expected: ["ModelLifetimeTests/testK4_a", "RequestOrderingTests/testK5_a"], state: .unschedulable)
+        gate.attempts = []
+        var mutant = job([], expected: [], mutant: "strong-sink", state: .unschedulable)
+        mutant.attempts = []
+        let certificate = try XCTUnwrap(ContractCertificate.make(suite([gate, mutant], subject: feed, template: "combine-lifetime")))
+        let status = Dictionary(uniqueKeysWithValues: certificate.ids.map { ($0.id, $0.status) })
+        XCTAssertEqual(status["K4"], .notRun)
+        XCTAssertEqual(status["K5"], .notRun)
+        XCTAssertEqual(status["K1"], .notClaimed)
+        XCTAssertEqual(certificate.mutants, [.init(id: "strong-sink", contract: "K4", killed: false, notRun: true)])
+        XCTAssertEqual(certificate.mutants.first?.killed, false, "a mutant that never ran is not killed")
+        XCTAssertEqual(certificate.problems, ["K4 not run", "K5 not run", "mutant strong-sink not run"])
+        let markdown = CertificateSections.markdown(RunReportFixture.with(certificates: [certificate])).joined(separator: "\n")
+        XCTAssertTrue(markdown.contains("does not hold: K4 not run, K5 not run, mutant strong-sink not run"), markdown)
+        XCTAssertFalse(markdown.contains("survived"), markdown)
+        XCTAssertTrue(CertificateSections.html(RunReportFixture.with(certificates: [certificate])).contains("<strong>not run</strong>"))
+        // Encoded only when true: a report of a mutant that ran keeps its earlier shape.
+        let ran = try JSONEncoder().encode(ContractCertificate.MutantResult(id: "m", contract: "K4", killed: true))
+        XCTAssertFalse(String(decoding: ran, as: UTF8.self).contains("notRun"))
+    }
+
     func testASuiteWithoutASubjectHasNoCertificate() {
         XCTAssertNil(ContractCertificate.make(suite([job([("testC1_a", .passed)], expected: [], state: .passed)], subject: nil)))
     }

@@ -4,7 +4,8 @@ import XCFleetTestSupport
 
 /// The cache contract against a team's own implementation, with the real binary on the built-in
 /// local host: Examples/AppCache is green with its certificate; its key equality broken (in a
-/// temporary copy, never in the repository) is red naming C1; a stale mutant is a plan error.
+/// temporary copy, never in the repository) is red naming C1; a stale mutant is a plan error;
+/// Examples/AppFeed under the Combine contract is not run here (no Mac), and says so.
 final class SubjectContractRunTests: XCTestCase {
     private var runs: URL!
 
@@ -56,6 +57,24 @@ final class SubjectContractRunTests: XCTestCase {
         XCTAssertTrue(c7.tests.allSatisfy { $0.status == "skipped" }, "\(c7.tests)")
         XCTAssertEqual(Set(certificate.mutants.map(\.id)), ["box-ignores-account", "empty-value-as-miss"])
         XCTAssertTrue(certificate.mutants.allSatisfy(\.killed))
+    }
+
+    /// Combine exists only on a Mac: on the local Linux host the AppFeed plan is not run (exit 3);
+    /// its certificate says "not run" for every claimed id and mutant: never passed, never survived.
+    func testAppFeedUnderTheCombineContractIsNotRunWithoutAMac() throws {
+        let result = try xcfleet(["run", "Examples/AppFeed/Plans/app-feed-combine-contract.json", "--runs", runs.path])
+        XCTAssertEqual(result.status, 3, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("unschedulable: needs combine"), result.stdout)
+        let certificate = try XCTUnwrap(try onlyReport().certificates?.first)
+        XCTAssertEqual(certificate.contract, "combine-lifetime/1")
+        XCTAssertEqual(certificate.module, "AppFeed")
+        let status = Dictionary(uniqueKeysWithValues: certificate.ids.map { ($0.id, $0.status) })
+        for id in certificate.claimed { XCTAssertEqual(status[id], .notRun, id) }
+        XCTAssertEqual(status["K9"], .notClaimed)
+        XCTAssertEqual(certificate.ids.first { $0.id == "K4" }?.tests.map(\.test), ["ModelLifetimeTests/testK4_weakCaptureReleasesModelAndItsInnerSubscription"])
+        XCTAssertEqual(Set(certificate.mutants.map(\.id)), ["badge-sink-captures-self", "headline-without-generation-check"])
+        XCTAssertTrue(certificate.mutants.allSatisfy { $0.notRun == true && !$0.killed }, "\(certificate.mutants)")
+        XCTAssertTrue(certificate.problems.allSatisfy { $0.hasSuffix(" not run") }, "\(certificate.problems)")
     }
 
     func testKeyEqualityIgnoringTheAccountTurnsThePlanRedNamingC1() throws {

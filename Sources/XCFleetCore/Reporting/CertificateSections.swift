@@ -23,7 +23,7 @@ package enum CertificateSections {
             }
             if !c.mutants.isEmpty {
                 out.append("")
-                out.append("Mutants: " + c.mutants.map { "\($0.id)\($0.contract.map { " (\($0))" } ?? "") \($0.killed ? "killed" : "**survived**")" }.map(md).joined(separator: ", "))
+                out.append("Mutants: " + c.mutants.map { "\($0.id)\($0.contract.map { " (\($0))" } ?? "") \($0.killed ? "killed" : "**\($0.outcome)**")" }.map(md).joined(separator: ", "))
             }
             out.append("")
         }
@@ -46,7 +46,7 @@ package enum CertificateSections {
             }
             b += "</tbody></table></div>\n"
             if !c.mutants.isEmpty {
-                b += "<p>Mutants: " + c.mutants.map { "\(h($0.id))\($0.contract.map { " (\(h($0)))" } ?? "") \($0.killed ? "killed" : "<strong>survived</strong>")" }.joined(separator: ", ") + "</p>\n"
+                b += "<p>Mutants: " + c.mutants.map { "\(h($0.id))\($0.contract.map { " (\(h($0)))" } ?? "") \($0.killed ? "killed" : "<strong>\(h($0.outcome))</strong>")" }.joined(separator: ", ") + "</p>\n"
             }
         }
         return b + "</section>\n"

@@ -4,7 +4,9 @@ import XCFleetModel
 extension ContractCertificate {
     /// The certificate of a suite that puts a team's subject under a contract template; nil for any
     /// other suite. Only the real code's jobs count (every shard and repetition); a claimed id passes
-    /// when it has gate tests and every one of them passed in every job, and fails otherwise.
+    /// when it has gate tests and every one of them passed in every job, is "not run" when none of
+    /// them ran (no host could run the suite), and fails otherwise. A mutant whose job never reached
+    /// a verdict (unschedulable, host failure, interrupted) is "not run", not survived.
     package static func make(_ suite: SuiteReport) -> ContractCertificate? {
         guard let subject = suite.spec.subject, let contract = TemplateInfo.named(suite.spec.template)?.contract else { return nil }
         let claimed = subject.claims.map { claims in contract.ids.filter(claims.contains) } ?? contract.ids
@@ -26,12 +28,15 @@ extension ContractCertificate {
             if !claimed.contains(id) { status = .notClaimed }
             else if tests.isEmpty { status = .noGateTests }
             else if tests.allSatisfy({ outcome[$0] == .passed }) { status = .passed }
+            else if tests.allSatisfy({ outcome[$0] == nil || outcome[$0] == .notRun }) { status = .notRun }
             else { status = .failed }
             results.append(IDResult(id: id, status: status, tests: lines))
         }
         let mutants = suite.jobs.compactMap { job -> MutantResult? in
             guard let id = job.planned.mutant else { return nil }
-            return MutantResult(id: id, contract: subject.mutants.first { $0.id == id }?.contract, killed: !ReportFacts.isRed(job))
+            let undecided: Set<JobFinalState> = [.unschedulable, .infraFailed, .interrupted]
+            return MutantResult(id: id, contract: subject.mutants.first { $0.id == id }?.contract, killed: !ReportFacts.isRed(job),
+                                notRun: undecided.contains(job.finalState))
         }
         return ContractCertificate(suite: suite.spec.name, module: subject.module, package: subject.package,
                                    contract: contract.version, claimed: claimed, ids: results, mutants: mutants)

@@ -74,11 +74,11 @@ public struct Renderer: Sendable {
                 files["\(testDir)/\(rel)"] = data
             }
         }
-        // Every contract kit shares the claims check and the missing-part failure (`Templates/contract-kit`).
-        if info.surface != nil {
-            for (rel, data) in try readTree(root.templates.appendingPathComponent(Renderer.contractKitFolder)) where rel.hasSuffix(".swift") {
-                files["\(testDir)/\(rel)"] = data
-            }
+        // Every contract kit shares the claims check and the missing-part failure (`Templates/contract-kit`;
+        // optional like the adapters, so a root whose templates do without it still renders).
+        let kit = root.templates.appendingPathComponent(Renderer.contractKitFolder)
+        if info.surface != nil, FileManager.default.fileExists(atPath: kit.path) {
+            for (rel, data) in try readTree(kit) where rel.hasSuffix(".swift") { files["\(testDir)/\(rel)"] = data }
         }
         var adapterPath: String?
         if let subject = suite.subject {

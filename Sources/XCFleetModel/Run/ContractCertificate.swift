@@ -2,13 +2,13 @@ import Foundation
 
 /// What a run proved about a team's implementation under a contract (report section
 /// "Certificate"): the contract version, the ids the subject claims, and each id passed, failed,
-/// not claimed or without gate tests, with the tests behind it. An unclaimed id is never passed.
+/// not claimed, not run or without gate tests, with the tests behind it. An unclaimed id is never passed.
 public struct ContractCertificate: Equatable, Codable, Sendable {
     public var suite: String
     /// The module under the contract and its package as written in the plan.
     public var module: String
     public var package: String
-    /// `cache-contract/2`.
+    /// `cache-contract/2`, `combine-lifetime/1`.
     public var contract: String
     /// The ids the subject claims (every id of the contract when the plan names none).
     public var claimed: [String]
@@ -19,6 +19,8 @@ public struct ContractCertificate: Equatable, Codable, Sendable {
     public enum Status: String, Codable, Sendable {
         case passed, failed
         case notClaimed = "not claimed"
+        /// Claimed, but none of its tests ran (no host could run the suite, e.g. no Mac for Combine): never passed.
+        case notRun = "not run"
         /// Claimed, but no gate test carries it (C9 probes, C12/C13 review): never counted as passed.
         case noGateTests = "no gate tests"
     }
@@ -50,17 +52,25 @@ public struct ContractCertificate: Equatable, Codable, Sendable {
         public var id: String
         public var contract: String?
         public var killed: Bool
+        /// True when its job never ran to a verdict (unschedulable, host failure, interrupted):
+        /// neither killed nor survived. Absent otherwise.
+        public var notRun: Bool?
 
-        package init(id: String, contract: String?, killed: Bool) {
+        package init(id: String, contract: String?, killed: Bool, notRun: Bool = false) {
             self.id = id
             self.contract = contract
-            self.killed = killed
+            self.killed = killed && !notRun
+            self.notRun = notRun ? true : nil
         }
+
+        /// `killed`, `survived` or `not run`.
+        public var outcome: String { notRun == true ? "not run" : killed ? "killed" : "survived" }
     }
 
-    /// Claimed ids that did not pass, and mutants that survived: empty means the certificate holds.
+    /// Claimed ids that did not pass, and mutants that were not killed: empty means the certificate holds.
     public var problems: [String] {
-        ids.filter { $0.status == .failed }.map { "\($0.id) failed" } + mutants.filter { !$0.killed }.map { "mutant \($0.id) survived" }
+        ids.filter { $0.status == .failed || $0.status == .notRun }.map { "\($0.id) \($0.status.rawValue)" }
+            + mutants.filter { !$0.killed }.map { "mutant \($0.id) \($0.outcome)" }
     }
 
     package init(suite: String, module: String, package: String, contract: String, claimed: [String], ids: [IDResult], mutants: [MutantResult]) {
