@@ -50,7 +50,7 @@ let package = Package(
             name: "CacheContractTests",
             dependencies: ["CacheContract"],
             path: "Templates",
-            sources: ["cache-contract", "adapters/cache-contract"]
+            sources: ["cache-contract", "adapters/cache-contract", "contract-kit"]
         ),
         // Tests in layers (docs/architecture.md): one support library (seeded data, paths, the
         // binary locator, fake toolchains, sshd test hosts); pure-core tests that run in seconds;
@@ -65,6 +65,7 @@ let package = Package(
         // Benchmarks (release builds print figures side by side with a reference tool).
         .executableTarget(name: "bench-parser", dependencies: ["XCFleetKit"], path: "bench/parser"),
         .executableTarget(name: "bench-ssh", dependencies: ["XCFleetKit", "SSHClient"], path: "bench/ssh"),
+        .executableTarget(name: "bench-push", dependencies: ["XCFleetKit", "XCFleetHostScripts"], path: "bench/push", exclude: ["run.sh"]),
         .executableTarget(name: "bench-schedule", dependencies: ["XCFleetKit"], path: "bench/schedule"),
         .executableTarget(name: "bench-history", dependencies: ["XCFleetKit"], path: "bench/history", exclude: ["run.sh"]),
         .executableTarget(name: "bench-report", dependencies: ["XCFleetKit"], path: "bench/report", exclude: ["run.sh"]),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Linux approximation for the combine-lifetime template: builds it against the self-written
-# Combine stand-in in scripts/combine-shim (type checking in Swift 6 mode), runs its K tests,
+# Linux approximation for the combine-lifetime template: builds its tests, the shared contract kit
+# and xcfleet's reference types with their adapter (Templates/adapters/combine-lifetime) against the
+# self-written Combine stand-in in scripts/combine-shim (type checking in Swift 6 mode), runs its K tests,
 # then swaps in the files each Combine mutant changes (its edits applied by
 # `xcfleet render --mutant ID`, see scripts/mutant-render.sh) and requires a failing test named
 # after the mutant's contract id. macOS hosts with the real Combine stay the authority; this catches type errors
@@ -32,18 +33,15 @@ let package = Package(
 )
 SWIFT
 sleep 1  # fresh times: the incremental build compares modification times by whole seconds
-rm -f "$pkg/Sources/Combine/"*.swift "$pkg/Tests/CombineLifetimeTests/"*.swift
+rm -rf "$pkg/Sources/Combine/"*.swift "$pkg/Tests/CombineLifetimeTests/"*.swift "$scratch/base"
+mkdir -p "$scratch/base"
 cp "$root/scripts/combine-shim/"*.swift "$pkg/Sources/Combine/"
-cp "$root/Templates/combine-lifetime/"*.swift "$pkg/Tests/CombineLifetimeTests/"
+# What `xcfleet render` puts in the test target of a combine-lifetime suite without a subject.
+cp "$root/Templates/combine-lifetime/"*.swift "$root/Templates/contract-kit/"*.swift \
+   "$root/Templates/adapters/combine-lifetime/"*.swift "$scratch/base/"
+cp "$scratch/base/"*.swift "$pkg/Tests/CombineLifetimeTests/"
 
-run_suite() {
-  (cd "$pkg" && timeout "$limit" swift test >"$1" 2>&1)
-  local status=$?
-  grep -oE "Test Case '[^']+' failed" "$1" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u >"$2" || true
-  return $status
-}
-
-if run_suite "$logs/real.log" "$logs/real.failed"; then
+if mutant_swift_test "$pkg" "$logs/real.log" "$logs/real.failed"; then
   echo "PASS template: $(grep -cE "Test Case '.*' passed" "$logs/real.log") test cases passed"
 else
   echo "FAIL template (see $logs/real.log)"; grep -E "error:|failed" "$logs/real.log" | head -n 30; exit 1
@@ -57,24 +55,13 @@ for spec in "$root"/Templates/mutants/*/mutant.json; do
   if ! rendered="$(mutant_render "$root" "$scratch" "$id" combine-lifetime 2>"$logs/$id.render")"; then
     echo "FAIL $id: the mutant does not apply: $(cat "$logs/$id.render")"; bad=1; continue
   fi
-  changed="$(mutant_changed "$rendered" Tests/CombineLifetimeTests "$root/Templates/combine-lifetime")"
+  changed="$(mutant_changed "$rendered" Tests/CombineLifetimeTests "$scratch/base")"
   [ -n "$changed" ] || { echo "FAIL $id: changes no file of the template"; bad=1; continue; }
   sleep 1
   for name in $changed; do cp "$rendered/Tests/CombineLifetimeTests/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
-  run_suite "$logs/$id.log" "$logs/$id.failed"
-  status=$?
-  if ! grep -q "Compiling CombineLifetimeTests" "$logs/$id.log"; then
-    echo "FAIL $id: the test target was not recompiled (stale build)"; bad=1
-  elif [ "$status" -eq 0 ]; then
-    echo "FAIL $id ($contract): NOT killed"; bad=1
-  elif grep -q "test${contract}_" "$logs/$id.failed"; then
-    echo "KILLED $id ($contract) by: $(paste -sd, "$logs/$id.failed")"
-  else
-    echo "FAIL $id ($contract): failed without a $contract test failing: $(paste -sd, "$logs/$id.failed")"
-    grep -m 5 "error:" "$logs/$id.log" || true
-    bad=1
-  fi
+  mutant_swift_test "$pkg" "$logs/$id.log" "$logs/$id.failed"
+  mutant_verdict "$id" "$contract" $? "$logs/$id.log" "$logs/$id.failed" CombineLifetimeTests || bad=1
   sleep 1
-  for name in $changed; do cp "$root/Templates/combine-lifetime/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
+  for name in $changed; do cp "$scratch/base/$name" "$pkg/Tests/CombineLifetimeTests/$name"; touch "$pkg/Tests/CombineLifetimeTests/$name"; done
 done
 exit "$bad"

@@ -7,10 +7,14 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test || exit 1
 swift build --build-tests 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Linking|Write|Planning)' ; build=${PIPESTATUS[0]}
 [ "$build" -eq 0 ] || { echo "test.sh: build failed"; exit 1; }
-# Combine does not exist on Linux: its templates are checked for syntax (swiftc -parse), and built
-# and mutation-tested against a small Combine stand-in (scripts/combine-shim; never pushed).
+# Combine does not exist on Linux: its templates (and Examples/AppFeed) are checked for syntax
+# (swiftc -parse), and built and mutation-tested against a small Combine stand-in (scripts/combine-shim; never pushed).
 bash scripts/check-combine-syntax.sh || { echo "test.sh: Combine templates do not parse"; exit 1; }
 bash scripts/check-combine-linux.sh || { echo "test.sh: Combine templates fail against the stand-in"; exit 1; }
+# The worked example of a team's Combine code under the contract (Examples/AppFeed): its harness as
+# rendered for a Mac, built against the stand-in, each of its mutants killed (the inline one named here).
+bash scripts/check-combine-subject.sh Examples/AppFeed/Plans/app-feed-combine-contract.json headline-without-generation-check:K5 \
+  || { echo "test.sh: Examples/AppFeed fails the Combine contract against the stand-in"; exit 1; }
 log=$(mktemp -t xcfleet-test-XXXX.log)
 swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"; status=${PIPESTATUS[0]}
 # One plain closing line with the XCTest totals (the last "Executed" line is the overall one).

@@ -94,6 +94,27 @@ public enum BuildCacheScript {
 
     package static let script = common + HostScriptSource.buildCache
 
+    /// Installs a build relayed from another host of the same class (`Scripts/build-relay.sh`):
+    /// `source` holds the package's files and the fetched test product; it becomes `builds/<key>`
+    /// only when the sources match `manifest` and the product's SHA-256 is `digest` (the record
+    /// xcfleet made when it built the key on the other host). Exit 0 (`relay installed DIGEST` or
+    /// `relay present`), 96 when refused (`relay refused WHY`), 97 when the cache is unusable.
+    public static func relayCommand(workRoot: String, key: BuildKey, toolchainDigest: String, productGlob: String, manifest: [String],
+                                    source: String, digest: String, readOnly: Bool) -> ShellCommand {
+        ShellCommand(["sh", "-c", common + HostScriptSource.buildRelay, "sh", workRoot, key.hex, toolchainDigest, productGlob,
+                      manifest.joined(separator: "\n"), source, digest, readOnly ? "1" : "0"])
+    }
+
+    /// Exit status of a relay the host refused (the files were not what xcfleet recorded).
+    public static let relayRefusedStatus: Int32 = 96
+
+    /// Lists a finished build's test product on its host, one `x PATH` or `- PATH` line per file
+    /// (executable or not), paths relative to the build: what a relay fetches.
+    public static func productListingCommand(workRoot: String, key: BuildKey, productGlob: String) -> ShellCommand {
+        let script = #"cd "$1/builds/$2" || exit 1; shift 2; for p in $1; do [ -e "$p" ] || exit 1; find "$p" -type f | while IFS= read -r f; do if [ -x "$f" ]; then echo "x $f"; else echo "- $f"; fi; done; done"#
+        return ShellCommand(["sh", "-c", script, "sh", workRoot, key.hex, productGlob])
+    }
+
     /// `xcfleet hosts clean`: under the build lock, removes every build and push-cache entry that
     /// no running job uses, and any leftover staging directory.
     public static func cleanCommand(workRoot: String) -> ShellCommand {

@@ -41,11 +41,12 @@ walk($top, '', 0);
 # $manifest and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
 say() { printf 'XCFLEET-BUILD %s\n' "$*"; }
 if command -v sha256sum >/dev/null 2>&1; then xcf_h() { sha256sum "$@"; }; else xcf_h() { shasum -a 256 "$@"; }; fi
-# Every non-directory entry of a package tree except its scratch directories and markers, sorted.
-xcf_list() { (cd "$1" && find . \( -path ./.build -o -path ./DerivedData -o -name '.xcfleet-*' \) -prune -o ! -type d -print) | sed 's|^\./||' | LC_ALL=C sort; }
+# Every non-directory entry of a package tree except its scratch directories (at any depth: a
+# team's package may sit in a folder of its repository) and markers, sorted.
+xcf_list() { (cd "$1" && find . \( -name .build -o -name DerivedData -o -name '.xcfleet-*' \) -prune -o ! -type d -print) | sed 's|^\./||' | LC_ALL=C sort; }
 # The tree holds exactly the manifest's files with their contents.
 xcf_verify() {
-  [ -z "$(cd "$1" && find . \( -path ./.build -o -path ./DerivedData \) -prune -o -type l -print)" ] || return 1
+  [ -z "$(cd "$1" && find . \( -name .build -o -name DerivedData \) -prune -o -type l -print)" ] || return 1
   [ "$(xcf_list "$1")" = "$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)" ] || return 1
   printf '%s\n' "$manifest" | (cd "$1" && xcf_h -c >/dev/null 2>&1)
 }
@@ -161,6 +162,39 @@ use "$origin"
 
 """#
 
+    /// Scripts/build-relay.sh
+    package static let buildRelay = #"""
+# Installs a build another host of the same class made (docs/builds.md, "Build once per fleet"),
+# after work-root.sh and build-cache-common.sh. The orchestrator pushed the package's sources and
+# the test product it fetched from that host into SRC; it is used only when the sources match the
+# build's manifest and the product's SHA-256 is the one xcfleet recorded when it built it there.
+# Arguments: ROOT KEY TOOLCHAIN GLOB MANIFEST SRC DIGEST READONLY
+set -u
+root=$1; key=$2; tool=$3; glob=$4; manifest=$5; src=$6; digest=$7; ro=$8
+b="$root/builds"
+xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
+case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
+case "$digest" in *[!0-9a-f]*|'') echo "xcfleet: bad product digest" >&2; exit 97;; esac
+if [ -d "$b/$key" ]; then say relay present; exit 0; fi
+r="$b/.relay.$$"
+xcf_rm "$r"
+cp -R "$src/." "$r" 2>/dev/null || { echo "xcfleet: cannot stage the relayed build in $r" >&2; xcf_rm "$r"; exit 97; }
+rm -f "$r/.xcfleet-build"
+xcf_verify "$r" || { say relay refused "its sources differ from the build's manifest"; xcf_rm "$r"; exit 96; }
+xcf_has_product "$r" || { say relay refused "its test product is missing"; xcf_rm "$r"; exit 96; }
+ph=$(xcf_product_hash "$r")
+[ "$ph" = "$digest" ] || { say relay refused "the test product differs from the SHA-256 xcfleet recorded when it built it"; xcf_rm "$r"; exit 96; }
+{ printf 'key=%s\ntoolchain=%s\nproduct=%s\n--\n' "$key" "$tool" "$ph"; printf '%s\n' "$manifest"; } > "$r/.xcfleet-build" || { xcf_rm "$r"; exit 97; }
+[ "$ro" != 1 ] || chmod -R a-w "$r"
+exec 9>>"$b/.lock" || { xcf_rm "$r"; exit 97; }
+perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die "cannot use the lock: $!\n"; flock($f, LOCK_EX) or die "cannot lock: $!\n";' || { xcf_rm "$r"; exit 97; }
+if [ -d "$b/$key" ]; then xcf_rm "$r"; say relay present; exit 0; fi
+mv "$r" "$b/$key" || { echo "xcfleet: cannot finish the relayed build in $b/$key (disk full?)" >&2; xcf_rm "$r"; exit 97; }
+exec 9>&-
+say relay installed "$ph"
+
+"""#
+
     /// Scripts/cache-clean.sh
     package static let cacheClean = #"""
 # `xcfleet hosts clean`, after work-root.sh and build-cache-common.sh. Argument: ROOT.
@@ -176,7 +210,19 @@ if [ -d "$b" ]; then
   perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die; flock($f, LOCK_EX) or die' || exit 97
   for x in "$b/.stage" "$b"/.untrusted.* "$b"/*.evict.*; do xcf_rm "$x"; done
 fi
-if [ -d "$root/.cache" ]; then xcf_private "$root/.cache" || exit 97; rm -rf "$root/.cache"/.tmp-*; fi
+if [ -d "$root/.cache" ]; then
+  xcf_private "$root/.cache" || exit 97; rm -rf "$root/.cache"/.tmp-*
+  # Push-store blobs not used in the last 10 minutes (a push in flight keeps its own).
+  if [ -d "$root/.cache/blobs" ]; then
+    xcf_private "$root/.cache/blobs" || exit 97
+    s="$root/.cache/blobs"; n=$(find "$s" -type f -mmin +10 -print | wc -l | tr -d ' ')
+    if [ "$n" -gt 0 ]; then
+      kib=$(find "$s" -type f -mmin +10 -exec du -k {} + | awk '{ k += $1 } END { print k + 0 }')
+      find "$s" -type f -mmin +10 -exec rm -f {} +
+      echo "XCFLEET-BUILD evicted .cache/blobs($n) $kib"
+    fi
+  fi
+fi
 mkdir -p "$b"
 xcf_evict "$b" "$root/.cache" 0 0 ""
 echo "XCFLEET-BUILD clean done"
@@ -526,53 +572,110 @@ sub reap_lease_dir {
 
 """#
 
-    /// Scripts/push-cache.sh
-    package static let pushCache = #"""
-# The push cache's check (SSHShell), after work-root.sh and build-cache-common.sh (xcf_verify).
-# Arguments: ROOT HASH DIR MANIFEST NEW THEN. NEW=1 creates DIR first (fresh: it must not exist).
-# When the host already holds this exact tree (<ROOT>/.cache/HASH, ours, and the copy in DIR holds
-# exactly the manifest's files and contents) it is copied into DIR: prints "XCFLEET-PUSH warm" and
-# exits 0. Otherwise "XCFLEET-PUSH cold" (or "untrusted": a planted or damaged entry, removed) and
-# exits 0, or 3 with THEN=1 so that a command chained after this one does not run. Exit 97: the
-# work root is not private (one line on stderr); 96: DIR could not be created. POSIX sh.
-root=$1; hash=$2; dir=$3; manifest=$4; new=$5; then=$6
-cache="$root/.cache/$hash"; claim="$root/.cache/.claim-$hash"
-glob="" # the shared functions' product glob: no product here
-umask 077
-xcf_private "$root" && xcf_private "$root/.cache" || exit 97
-if [ "$new" = 1 ]; then mkdir "$dir" || { echo "xcfleet: cannot create the job directory $dir" >&2; exit 96; }; fi
-# `cp -R`, as APFS clones on macOS (`cp -c`: no data copied), plain copies elsewhere.
-xcf_cp() { if [ "$(uname)" = Darwin ]; then cp -Rc "$@" 2>/dev/null && return 0; fi; cp -R "$@"; }
-if [ -d "$cache" ]; then
-  if [ -O "$cache" ] && xcf_cp "$cache/." "$dir/" && xcf_verify "$dir"; then touch "$cache"; echo "XCFLEET-PUSH warm"; exit 0; fi
-  rm -rf "$cache" "$claim" "$dir"; mkdir -p "$dir"; echo "XCFLEET-PUSH untrusted"
-else
-  echo "XCFLEET-PUSH cold"
-fi
-[ "$then" = 1 ] && exit 3
-exit 0
+    /// Scripts/push-blobs.pl
+    package static let pushBlobsPerl = #"""
+# The push's blob store (docs/builds.md, "Push"), run by push-cache.sh: ARGV = MODE ROOT DIR MAX THEN.
+# <ROOT>/.cache/blobs/<sha256> holds each file content once. Input on stdin, one line per file:
+# `SHA256 x|- PATH` (x: executable). MODE check: every file whose blob is present and hashes to its
+# name is copied into DIR (read, hashed and written in one pass: a damaged blob is removed, never
+# used); prints `XCFLEET-PUSH warm` when none is missing, else `XCFLEET-PUSH cold` (`untrusted`
+# when a blob failed its hash) and one missing hash per line, and exits 3 when THEN=1. MODE fill:
+# the lines, an empty line, then `SHA256 SIZE\n` + SIZE bytes per missing blob; each is checked,
+# stored and copied to its paths; then the least recently used blobs go until the store is under
+# MAX bytes (blobs used in the last 10 minutes stay), and `XCFLEET-PUSH filled` is the one line
+# printed (a command chained after the fill follows it on stdout). Paths are untrusted: no `..`, no empty or
+# `.` component, no control character; parents are made here and never followed through a link.
+use strict; use warnings; use Fcntl qw(O_RDONLY O_WRONLY O_CREAT O_EXCL O_NOFOLLOW);
+use Digest::SHA;
+my ($mode, $root, $dir, $max, $then) = @ARGV;
+my $store = "$root/.cache/blobs";
+my ($tmp, @partial); # what the blob being received was written to: removed when it fails
+sub bad { unlink grep { defined } $tmp, @partial; print STDERR "xcfleet: $_[0]\n"; exit 95; }
+my (@files, %want);
+while (my $l = <STDIN>) {
+  chomp $l; last if $l eq "";
+  my ($h, $x, $p) = $l =~ /^([0-9a-f]{64}) ([x-]) (.+)$/ or bad("malformed push manifest line");
+  bad("refusing workspace path with a control character") if $p =~ /[\x00-\x1f\x7f]/;
+  for my $c (split m{/}, $p, -1) { bad("refusing workspace path '$p'") if $c eq "" || $c eq "." || $c eq ".."; }
+  push @files, [$h, $x eq "x" ? 0755 : 0644, $p]; $want{$h} = 1;
+}
+my %made;
+# Parents of PATH inside DIR: made here (mode 0755 under the umask), an existing one must be a real directory.
+sub parents { my @c = split m{/}, $_[0]; pop @c; my $d = $dir;
+  for my $c (@c) { $d .= "/$c"; next if $made{$d};
+    if (lstat $d) { bad("refusing to write through $d: not a directory") unless -d _ && ! -l _; }
+    else { mkdir $d, 0755 or bad("cannot create $d: $!"); }
+    $made{$d} = 1; } }
+# Copies the blob at SRC to DIR/PATH when its contents hash to H; 0 (nothing left behind) otherwise.
+sub place { my ($src, $h, $perm, $p) = @_;
+  sysopen(my $in, $src, O_RDONLY | O_NOFOLLOW) or return 0;
+  my @st = stat $in; return 0 unless @st && -f _ && $st[4] == $<;
+  parents($p); my $dst = "$dir/$p";
+  sysopen(my $out, $dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, $perm) or bad("cannot create $dst: $!");
+  my $sha = Digest::SHA->new(256); my $buf;
+  while (1) { my $n = sysread($in, $buf, 1 << 20); bad("cannot read $src: $!") unless defined $n; last if $n == 0;
+    $sha->add($buf); my $o = 0; while ($o < $n) { my $w = syswrite($out, $buf, $n - $o, $o); bad("cannot write $dst: $!") unless $w; $o += $w; } }
+  close $out or bad("cannot write $dst: $!"); close $in;
+  if ($sha->hexdigest ne $h) { unlink $dst; return 0; }
+  return 1; }
+umask 077;
+if ($mode eq "check") {
+  my (%need, @order, $damaged);
+  for my $f (@files) { my ($h, $perm, $p) = @$f;
+    if (!$need{$h} && place("$store/$h", $h, $perm, $p)) { utime undef, undef, "$store/$h"; next; }
+    next if $need{$h}++;
+    push @order, $h;
+    if (-e "$store/$h" || -l "$store/$h") { unlink "$store/$h"; $damaged = 1; } }
+  if (!@order) { print "XCFLEET-PUSH warm\n"; exit 0; }
+  print $damaged ? "XCFLEET-PUSH untrusted\n" : "XCFLEET-PUSH cold\n", map { "$_\n" } @order;
+  exit($then ? 3 : 0);
+}
+bad("unknown mode $mode") unless $mode eq "fill";
+my %paths; push @{$paths{$_->[0]}}, $_ for @files;
+binmode STDIN;
+# Each blob is written at once to the store (a temporary name until its hash is checked) and to its paths.
+while (my $l = <STDIN>) {
+  my ($h, $size) = $l =~ /^([0-9a-f]{64}) (\d+)\n$/ or bad("malformed blob header");
+  $tmp = "$store/.in-$$-$h";
+  sysopen(my $out, $tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or bad("cannot create $tmp: $!");
+  my @dst; @partial = ();
+  for my $f (@{$paths{$h} || []}) { parents($f->[2]); my $d = "$dir/$f->[2]";
+    sysopen(my $o, $d, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, $f->[1]) or bad("cannot create $d: $!");
+    push @dst, $o; push @partial, $d; $f->[3] = 1; }
+  my $sha = Digest::SHA->new(256); my $left = $size; my $buf;
+  while ($left > 0) { my $n = read(STDIN, $buf, $left > (1 << 20) ? 1 << 20 : $left); bad("the blob stream ended early") unless $n;
+    $sha->add($buf); for my $o ($out, @dst) { print $o $buf or bad("cannot write blob $h: $!"); } $left -= $n; }
+  for my $o ($out, @dst) { close $o or bad("cannot write blob $h: $!"); }
+  bad("blob $h was damaged in transit") if $sha->hexdigest ne $h;
+  rename $tmp, "$store/$h" or bad("cannot store blob $h: $!"); undef $tmp; @partial = ();
+}
+for my $f (@files) { bad("the blob stream lacks $f->[0] for $f->[2]") unless $f->[3]; }
+# Least recently used first, down to MAX bytes; blobs used in the last 10 minutes stay (a push in flight).
+opendir(my $dh, $store) or bad("cannot list $store: $!");
+my ($now, $total, @e) = (time, 0);
+for my $n (readdir $dh) { next unless $n =~ /^[0-9a-f]{64}$/; my @st = lstat "$store/$n" or next; $total += $st[7]; push @e, [$st[9], $n, $st[7]]; }
+closedir $dh;
+for my $x (sort { $a->[0] <=> $b->[0] } @e) { last if $total <= $max; next if $now - $x->[0] < 600;
+  unlink "$store/$x->[1]" and $total -= $x->[2]; }
+print "XCFLEET-PUSH filled\n";
 
 """#
 
-    /// Scripts/push-extract.sh
-    package static let pushExtract = #"""
-# A cold push (SSHShell): the tar stream on stdin is extracted twice at once — into the job
-# directory, and (through a fifo and `tee`) into a fresh copy that becomes the push cache entry
-# <ROOT>/.cache/HASH for next time. Two jobs may push the same tree at once: `mkdir` of the claim
-# is atomic, so exactly one renames its copy into place (a second `mv` would land inside it).
-# Arguments: ROOT HASH DIR. Exit status: tar's into DIR (0 when the job has its files). POSIX sh.
-root=$1; hash=$2; dir=$3
-cache="$root/.cache/$hash"; claim="$root/.cache/.claim-$hash"; tmp="$root/.cache/.tmp-$hash-$$"
+    /// Scripts/push-cache.sh
+    package static let pushCache = #"""
+# The push (SSHShell, LocalShell), after work-root.sh; $xcf_push_perl holds push-blobs.pl, which
+# reads the file list (and, to fill, the missing blobs) on stdin. Arguments: MODE ROOT DIR NEW MAX THEN.
+# MODE check: NEW=1 creates DIR first (fresh: it must not exist); every file whose blob the host
+# holds is copied in; prints "XCFLEET-PUSH warm" (all were there: exit 0) or "XCFLEET-PUSH cold"
+# / "untrusted" and the missing hashes (exit 0, or 3 with THEN=1 so that a command chained after
+# this one does not run). MODE fill: the missing blobs arrive, are stored and copied in, and the
+# store is bounded to MAX bytes. Exit 97: the work root is not private (one line on stderr); 96:
+# DIR could not be created; 95: bad input or a damaged blob (one line on stderr). POSIX sh.
+mode=$1; root=$2; dir=$3; new=$4; max=$5; then=$6
 umask 077
-mkdir -p "$dir" "$root/.cache" && rm -rf "$tmp" "$tmp.fifo" && mkdir "$tmp" && mkfifo "$tmp.fifo" || exit 1
-tar -x -f - -C "$tmp" < "$tmp.fifo" & bg=$!
-tee "$tmp.fifo" | tar -x -f - -C "$dir"; s=$?
-wait $bg; t=$?
-rm -f "$tmp.fifo"
-[ $s -eq 0 ] || { rm -rf "$tmp"; exit $s; }
-if [ $t -eq 0 ] && mkdir "$claim" 2>/dev/null; then mv "$tmp" "$cache"; fi
-rm -rf "$tmp"
-exit 0
+xcf_private "$root" && xcf_private "$root/.cache" && xcf_private "$root/.cache/blobs" || exit 97
+if [ "$new" = 1 ]; then mkdir "$dir" || { echo "xcfleet: cannot create the job directory $dir" >&2; exit 96; }; fi
+exec perl -e "$xcf_push_perl" -- "$mode" "$root" "$dir" "$max" "$then"
 
 """#
 

@@ -16,11 +16,11 @@ enum CommandTable {
 
     static let commands: [CommandSpec] = [
         CommandSpec(path: ["run"], arguments: "PLAN",
-                    summary: "Run a plan's suites on a fleet (the built-in local host when no fleet is given) and write the run's reports.",
+                    summary: "Run a plan's suites — rendered templates or your own SwiftPM packages (\"package\": a folder) — on a fleet (the built-in local host when no fleet is given) and write the run's reports.",
                     options: [
                         .init(name: "fleet", value: "FILE", help: "fleet file naming the hosts (default: the built-in local host)", completion: .json),
                         .init(name: "runs", value: "DIR", help: "where run directories are created (default: .xcfleet/runs)", completion: .directory),
-                        .init(name: "history", value: "RUN_DIR|REPORT", help: "an earlier run (or its report.json) whose durations balance shards", completion: .jsonOrDirectory),
+                        .init(name: "history", value: "RUN_DIR|REPORT", help: "an earlier run (or its report.json) whose durations balance shards (a package suite's discovered tests too)", completion: .jsonOrDirectory),
                         .init(name: "run-id", value: "ID", help: "name of the run directory RUNS/ID: 1-64 of A-Z a-z 0-9 . _ - (default: a fresh time-stamped id); an existing run directory is never reused"),
                         templates,
                         .flag("mutants", "also run every mutant of the plan's templates"),
@@ -33,10 +33,11 @@ enum CommandTable {
                         .flag("no-quarantine", "ignore the quarantine file"),
                     ],
                     positional: .json,
-                    examples: ["xcfleet run Plans/cache-contract.json --fleet fleet.json"],
+                    examples: ["xcfleet run Plans/cache-contract.json --fleet fleet.json",
+                               "xcfleet run Ci/xcfleet.json --fleet fleet.json   # a plan whose suite names \"package\": \"..\""],
                     run: runCommand),
         CommandSpec(path: ["plan", "check"], arguments: "PLAN...",
-                    summary: "Validate plans without running them; every problem is listed with file:line:col and its JSON path. The quarantine file beside each plan (or --quarantine FILE) is checked too, expiry dates included.",
+                    summary: "Validate plans without running them (templates, subjects, packages with their filter and skip); every problem is listed with file:line:col and its JSON path. The quarantine file beside each plan (or --quarantine FILE) is checked too, expiry dates included.",
                     options: [
                         .init(name: "quarantine", value: "FILE", help: "check this quarantine file against every plan (default: quarantine.json beside each plan, when it exists)", completion: .json),
                         .flag("no-quarantine", "do not check a quarantine file"),

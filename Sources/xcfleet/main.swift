@@ -141,7 +141,7 @@ func planCheckCommand(_ args: Arguments) throws -> Int32 {
     for path in args.positionals {
         let plan = try loadPlan(path, args)
         TerminalOutput.printOut([ConsoleLine("\(path): ok — plan '\(plan.name)', \(plan.suites.count) suite\(plan.suites.count == 1 ? "" : "s"): " +
-              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \($0.template)\($0.subject.map { ", subject \($0.module) in \($0.package)" } ?? ""))" }.joined(separator: ", "))])
+              plan.suites.map { "\($0.name) (\($0.kind.rawValue), \(suiteSource($0)))" }.joined(separator: ", "))])
         if let quarantine = try loadQuarantine(args, plan: plan, strict: true) {
             let file = args.string("quarantine") ?? QuarantineLoader.defaultPath(forPlan: plan.sourcePath)
             let next = quarantine.entries.min { $0.expires < $1.expires }
@@ -150,6 +150,23 @@ func planCheckCommand(_ args: Arguments) throws -> Int32 {
         }
     }
     return 0
+}
+
+/// What `plan check` says a suite runs: its template (and subject), or its package (and selection).
+func suiteSource(_ suite: SuiteSpec) -> String {
+    if let p = suite.package {
+        let narrowed = [p.filter.map { "filter \($0.count)" }, p.skip.map { "skip \($0.count)" }].compactMap { $0 }
+        return "package \(p.path)" + (narrowed.isEmpty ? "" : " (" + narrowed.joined(separator: ", ") + ")")
+    }
+    if let x = suite.xcodeProject {
+        var parts = ["scheme \(x.scheme)"]
+        if let plan = x.testPlan { parts.append("test plan \(plan)") }
+        if let c = x.configurations { parts.append("\(c.count) configuration\(c.count == 1 ? "" : "s"): \(c.joined(separator: ", "))") }
+        if let f = x.filter { parts.append("filter \(f.count)") }
+        if let k = x.skip { parts.append("skip \(k.count)") }
+        return "\(x.kind.rawValue) \(x.path) (" + parts.joined(separator: ", ") + ")"
+    }
+    return suite.template + (suite.subject.map { ", subject \($0.module) in \($0.package)" } ?? "")
 }
 
 func renderCommand(_ args: Arguments) throws -> Int32 {
@@ -169,6 +186,14 @@ func renderCommand(_ args: Arguments) throws -> Int32 {
     // Each suite replaces only its own folder, proven to be strictly inside --out (RenderOutput).
     let output = RenderOutput(directory: URL(fileURLWithPath: out))
     for suite in plan.suites {
+        if let package = suite.package {
+            TerminalOutput.printOut([ConsoleLine("\(suite.name): package \(package.path) runs as it is (nothing to render)")])
+            continue
+        }
+        if let project = suite.xcodeProject {
+            TerminalOutput.printOut([ConsoleLine("\(suite.name): \(project.kind.rawValue) \(project.path) runs as it is (nothing to render)")])
+            continue
+        }
         let rendered = try renderer.render(suite, mutant: args.string("mutant").flatMap { mutant(for: suite, $0) })
         let dir = try output.write(rendered)
         TerminalOutput.printOut([ConsoleLine("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")])

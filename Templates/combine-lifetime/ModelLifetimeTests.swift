@@ -4,13 +4,15 @@ import XCTest
 
 /// K4, K6, K8: object lifetime, leaving the view, one condition per case.
 final class ModelLifetimeTests: XCTestCase {
-    func testK4_weakCaptureReleasesModelAndItsInnerSubscription() {
+    override func setUpWithError() throws { try ContractClaims.require(self) }
+
+    func testK4_weakCaptureReleasesModelAndItsInnerSubscription() throws {
         let source = ControllableSubject<Int, Never>()
-        weak var weakModel: ScreenModel?
+        weak var weakModel: (any ContractScreenModel)?
         var outer: AnyCancellable?
 
         do {
-            let model = ScreenModel(source: source)
+            let model = try provided(ContractSubject.makeScreenModel(source: source), "screen model (makeScreenModel)")
             weakModel = model
             outer = source.sink { [weak model] value in model?.show(value) }
             source.send(1)
@@ -26,23 +28,24 @@ final class ModelLifetimeTests: XCTestCase {
         XCTAssertEqual(source.liveCount, 0, "request=2 events=\(source.events) cancels=\(source.cancelCount)")
     }
 
-    func testK6_leavingTheViewKeepsVisibleStateOnLateResponse() {
+    func testK6_leavingTheViewKeepsVisibleStateOnLateResponse() throws {
         let source = ControllableSubject<String, RequestFailure>()
-        let model = RequestViewModel()
+        let probe = LifetimeProbe()
+        let model = try requestModel(probe)
         let id = model.start(source)
 
         model.leave()
         source.send("late")
         model.receive("late", for: id)
 
-        XCTAssertEqual(model.state, "idle", model.probe.summary)
-        XCTAssertEqual(source.cancelCount, 1, model.probe.summary)
-        XCTAssertEqual(model.probe.finalState, "idle", model.probe.summary)
+        XCTAssertEqual(model.state, "idle", probe.summary)
+        XCTAssertEqual(source.cancelCount, 1, probe.summary)
+        XCTAssertEqual(probe.finalState, "idle", probe.summary)
     }
 
-    func testK6_backgroundWorkContinuesWhileViewCallbacksStop() {
+    func testK6_backgroundWorkContinuesWhileViewCallbacksStop() throws {
         let source = ControllableSubject<String, Never>()
-        let service = BackgroundService()
+        let service = try provided(ContractSubject.makeBackgroundService(), "background service (makeBackgroundService)")
         service.start(source)
         var seenByView: [String] = []
         var observation: AnyCancellable? = service.observe { seenByView.append($0) }
@@ -52,53 +55,56 @@ final class ModelLifetimeTests: XCTestCase {
         observation = nil
         source.send("step-2")
 
-        XCTAssertEqual(service.progress.value, "step-2", "events=\(source.events) cancels=\(source.cancelCount) state=service")
+        XCTAssertEqual(service.latestProgress, "step-2", "events=\(source.events) cancels=\(source.cancelCount) state=service")
         XCTAssertEqual(seenByView, ["idle", "step-1"], "events=\(source.events) cancels=\(source.cancelCount) state=view-\(seenByView.count)")
         XCTAssertEqual(source.cancelCount, 0, "events=\(source.events) cancels=\(source.cancelCount)")
     }
 
-    func testK8_singleSubscription() {
+    func testK8_singleSubscription() throws {
         let source = ControllableSubject<String, RequestFailure>()
-        let model = RequestViewModel()
+        let probe = LifetimeProbe()
+        let model = try requestModel(probe)
         model.start(source)
         source.send("one")
 
-        XCTAssertEqual(source.subscriptionCount, 1, model.probe.summary)
-        XCTAssertEqual(source.requestCount, 1, model.probe.summary)
-        XCTAssertEqual(source.liveCount, 1, model.probe.summary)
-        XCTAssertEqual(model.state, "one", model.probe.summary)
+        XCTAssertEqual(source.subscriptionCount, 1, probe.summary)
+        XCTAssertEqual(source.requestCount, 1, probe.summary)
+        XCTAssertEqual(source.liveCount, 1, probe.summary)
+        XCTAssertEqual(model.state, "one", probe.summary)
     }
 
-    func testK8_fastResubscribeKeepsOneLiveSubscription() {
+    func testK8_fastResubscribeKeepsOneLiveSubscription() throws {
         let source = ControllableSubject<String, RequestFailure>()
-        let model = RequestViewModel()
+        let probe = LifetimeProbe()
+        let model = try requestModel(probe)
         model.restart(source)
         model.restart(source)
         model.restart(source)
 
-        XCTAssertEqual(source.subscriptionCount, 3, model.probe.summary)
-        XCTAssertEqual(source.cancelCount, 2, model.probe.summary)
-        XCTAssertEqual(source.liveCount, 1, model.probe.summary)
-        XCTAssertEqual(model.inFlightCount, 1, model.probe.summary)
+        XCTAssertEqual(source.subscriptionCount, 3, probe.summary)
+        XCTAssertEqual(source.cancelCount, 2, probe.summary)
+        XCTAssertEqual(source.liveCount, 1, probe.summary)
+        XCTAssertEqual(model.inFlightCount, 1, probe.summary)
     }
 
-    func testK8_completionWithErrorEndsTheRequest() {
+    func testK8_completionWithErrorEndsTheRequest() throws {
         let source = ControllableSubject<String, RequestFailure>()
-        let model = RequestViewModel()
+        let probe = LifetimeProbe()
+        let model = try requestModel(probe)
         model.start(source)
         source.fail(RequestFailure(code: 1))
 
-        XCTAssertEqual(model.inFlightCount, 0, model.probe.summary)
-        XCTAssertEqual(source.cancelCount, 0, model.probe.summary)
-        XCTAssertEqual(model.probe.events.last, "fail#1", model.probe.summary)
-        XCTAssertEqual(model.state, "idle", model.probe.summary)
+        XCTAssertEqual(model.inFlightCount, 0, probe.summary)
+        XCTAssertEqual(source.cancelCount, 0, probe.summary)
+        XCTAssertEqual(probe.events.last, "fail#1", probe.summary)
+        XCTAssertEqual(model.state, "idle", probe.summary)
     }
 
-    func testK8_viewReleaseCancelsTheRequest() {
+    func testK8_viewReleaseCancelsTheRequest() throws {
         let source = ControllableSubject<String, RequestFailure>()
-        weak var weakModel: RequestViewModel?
+        weak var weakModel: (any ContractRequestModel)?
         do {
-            let model = RequestViewModel()
+            let model = try requestModel(LifetimeProbe())
             weakModel = model
             model.start(source)
         }

@@ -7,6 +7,8 @@ import XCTest
 /// `receive(on:)` boundary is driven by a queue the test suspends and drains, or by an
 /// explicit completion signal. A delay would never prove that no late event arrives.
 final class SchedulerBoundaryTests: XCTestCase {
+    override func setUpWithError() throws { try ContractClaims.require(self) }
+
     func testK7_synchronousCoreNeedsNoWaiting() {
         let source = ControllableSubject<Int, Never>()
         var received: [Int] = []

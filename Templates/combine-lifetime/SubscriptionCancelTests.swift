@@ -4,6 +4,8 @@ import XCTest
 
 /// K1–K3: cancel stops delivery, reaches upstream once, and is not a completion.
 final class SubscriptionCancelTests: XCTestCase {
+    override func setUpWithError() throws { try ContractClaims.require(self) }
+
     func testK1_cancelStopsDeliveryAndKeepsEarlierValue() {
         let source = ControllableSubject<Int, Never>()
         var received: [Int] = []
@@ -36,11 +38,11 @@ final class SubscriptionCancelTests: XCTestCase {
         XCTAssertEqual(received, [1], "request=1 events=\(source.events) state=received-\(received.count)")
     }
 
-    func testK2_requestSubscriberCancelsUpstreamOnce() {
+    func testK2_requestSubscriberCancelsUpstreamOnce() throws {
         let source = ControllableSubject<Int, Never>()
         var received: [Int] = []
-        let subscriber = RequestSubscriber<Int, Never>(onValue: { value in received.append(value) })
-        source.subscribe(subscriber)
+        let subscriber = try provided(ContractSubject.subscribeRequest(source, onValue: { value in received.append(value) }),
+                                      "request subscriber (subscribeRequest)")
 
         source.send(1)
         subscriber.cancel()

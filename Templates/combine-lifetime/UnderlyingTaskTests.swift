@@ -5,6 +5,8 @@ import XCTest
 /// K9: when a real task is attached, cancel must reach it and its end state is checked; no
 /// business state is written after termination.
 final class UnderlyingTaskTests: XCTestCase {
+    override func setUpWithError() throws { try ContractClaims.require(self) }
+
     func testK9_cancelReachesTheUnderlyingTask() async {
         var feed: AsyncStream<Int>.Continuation?
         let stream = AsyncStream<Int> { feed = $0 }  // not makeStream(): that needs macOS 14

@@ -21,8 +21,8 @@ final class ContractCertificateTests: XCTestCase {
                          attempts: [attempt], finalState: state, reasons: [])
     }
 
-    private func suite(_ jobs: [JobReport], subject: SubjectSpec?) -> SuiteReport {
-        SuiteReport(spec: SuiteSpec(name: "gate", template: "cache-contract", subject: subject), status: .green, reasons: [], jobs: jobs)
+    private func suite(_ jobs: [JobReport], subject: SubjectSpec?, template: String = "cache-contract") -> SuiteReport {
+        SuiteReport(spec: SuiteSpec(name: "gate", template: template, subject: subject), status: .green, reasons: [], jobs: jobs)
     }
 
     func testClaimedIdsPassOnlyWithEveryTestPassedAndUnclaimedIdsAreNeverPassed() throws {
@@ -45,6 +45,32 @@ final class ContractCertificateTests: XCTestCase {
         let markdown = CertificateSections.markdown(RunReportFixture.with(certificates: [certificate])).joined(separator: "\n")
         XCTAssertTrue(markdown.contains("### Certificate: AppCache under cache-contract/2 — does not hold: C5 failed, mutant m1 survived"), markdown)
         XCTAssertTrue(markdown.contains("| C7 | not claimed |"), markdown)
+    }
+
+    /// A Combine subject: K ids under the combine-lifetime contract version, the tests behind each id.
+    func testACombineSubjectIsCertifiedAgainstTheKIds() throws {
+        let feed = SubjectSpec(package: "..", module: "AppFeed", adapter: "A.swift", claims: ["K2", "K4", "K5"],
+                               mutants: [MutantSpec(id: "strong-sink", fault: "f", contract: "K4", template: "combine-lifetime",
+                                                    edits: [MutantEdit(file: "a", find: "b", replace: "c")])],
+                               packageDirectory: "/r/AppFeed", adapterPath: "/r/AppFeed/A.swift")
+        let gate = job([("testK2_a", .passed), ("testK4_a", .passed), ("testK5_a", .passed), ("testK5_b", .failed), ("testK9_a", .passed)],
+                       expected: [], state: .failed)
+        let killed = job([("testK4_a", .failed)], expected: [], mutant: "strong-sink", state: .failed)
+        let certificate = try XCTUnwrap(ContractCertificate.make(suite([gate, killed], subject: feed, template: "combine-lifetime")))
+        XCTAssertEqual(certificate.contract, "combine-lifetime/1")
+        XCTAssertEqual(certificate.module, "AppFeed")
+        XCTAssertEqual(certificate.claimed, ["K2", "K4", "K5"])
+        XCTAssertEqual(certificate.ids.map(\.id), (1...11).map { "K\($0)" })
+        let status = Dictionary(uniqueKeysWithValues: certificate.ids.map { ($0.id, $0.status) })
+        XCTAssertEqual(status["K2"], .passed)
+        XCTAssertEqual(status["K4"], .passed)
+        XCTAssertEqual(status["K5"], .failed)
+        XCTAssertEqual(status["K9"], .notClaimed, "its test passed, but K9 is not claimed")
+        XCTAssertEqual(certificate.ids.first { $0.id == "K5" }?.tests.map(\.test), ["MemoryKeyTests/testK5_a", "MemoryKeyTests/testK5_b"])
+        XCTAssertEqual(certificate.mutants, [.init(id: "strong-sink", contract: "K4", killed: true)])
+        XCTAssertEqual(certificate.problems, ["K5 failed"])
+        let markdown = CertificateSections.markdown(RunReportFixture.with(certificates: [certificate])).joined(separator: "\n")
+        XCTAssertTrue(markdown.contains("### Certificate: AppFeed under combine-lifetime/1 — does not hold: K5 failed"), markdown)
     }
 
     func testASuiteWithoutASubjectHasNoCertificate() {

@@ -258,7 +258,21 @@ final class FleetLoaderTests: XCTestCase {
                 XCTAssertNoThrow(try QuarantineLoader.parse(Data(block.utf8), path: "quarantine.json", suites: nil, today: day))
                 quarantines += 1
             } else if block.contains("\"suites\"") {
-                XCTAssertNoThrow(try PlanLoader.parse(Data(block.utf8), path: "example.json",
+                // Packages, workspaces and projects the example names are made in a repository of
+                // its own (the plan in its `ci/` folder), as a team's repository holds them.
+                let repo = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-example-\(UUID().uuidString.prefix(8))")
+                let ci = repo.appendingPathComponent("ci")
+                try FileManager.default.createDirectory(at: ci, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(at: repo.appendingPathComponent(".git"), withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: repo) }
+                let named = try NSRegularExpression(pattern: #""(package|workspace|project)"\s*:\s*"([^"]+)""#)
+                for m in named.matches(in: block, range: NSRange(block.startIndex..., in: block)) {
+                    guard let kind = Range(m.range(at: 1), in: block), let path = Range(m.range(at: 2), in: block) else { continue }
+                    let dir = ci.appendingPathComponent(String(block[path])).standardizedFileURL
+                    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+                    if block[kind] == "package" { try Data("// swift-tools-version:5.9\n".utf8).write(to: dir.appendingPathComponent("Package.swift")) }
+                }
+                XCTAssertNoThrow(try PlanLoader.parse(Data(block.utf8), path: ci.appendingPathComponent("example.json").path,
                                                       knownTemplates: ["cache-contract", "pressure-probes", "combine-lifetime"]))
                 plans += 1
             } else {

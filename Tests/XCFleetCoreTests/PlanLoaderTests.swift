@@ -164,7 +164,7 @@ final class PlanLoaderTests: XCTestCase {
             "x.json:1:1: suites: missing required key 'suites'; list the suites to run, e.g. \"suites\": [{\"name\": \"cache-gate\", \"template\": \"cache-contract\"}]",
         ])
         XCTAssertEqual(problems(#"{"name": "p", "suites": [{"name": "a"}]}"#), [
-            "x.json:1:26: suites[0].template: missing required key 'template'; known templates: cache-contract, combine-lifetime, pressure-probes",
+            "x.json:1:26: suites[0].template: missing required key 'template'; known templates: cache-contract, combine-lifetime, pressure-probes; or name your own package (\"package\": \"path/to/it\") or Xcode project (\"project\": \"App.xcodeproj\", \"scheme\": \"App\")",
         ])
     }
 

@@ -127,9 +127,14 @@ final class AttachmentFetchTests: XCTestCase {
             XCTAssertLessThanOrEqual(partial.count, 3)
             if let last = partial.last, last.truncated { XCTAssertLessThan(last.contents.count, 5) }
         }
-        // Our own writer's PAX names read back too.
-        var writer = try TarWriter(entries: [.file(path: String(repeating: "p", count: 90) + "/" + String(repeating: "q", count: 90), contents: Data("x".utf8), mode: 0o644)])
-        XCTAssertEqual(TarReader.entries(writer.archive()).first?.name, String(repeating: "p", count: 90) + "/" + String(repeating: "q", count: 90))
+        // PAX names (GNU tar --format=pax, as bsdtar writes long names) read back too.
+        let paxDir = try TestPaths.temporaryDirectory("pax")
+        let deep = String(repeating: "p", count: 90) + "/" + String(repeating: "q", count: 90)
+        try FileManager.default.createDirectory(at: paxDir.appendingPathComponent(String(repeating: "p", count: 90)), withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: paxDir.appendingPathComponent(deep))
+        let archive = paxDir.appendingPathComponent("pax.tar")
+        _ = try TestShell.run("cd \(ShellQuote.quote(paxDir.path)) && tar --format=pax -cf pax.tar \(ShellQuote.quote(deep))")
+        XCTAssertEqual(TarReader.entries(Array(try Data(contentsOf: archive))).first?.name, deep)
         // Garbage is no entry.
         XCTAssertTrue(TarReader.entries(Array(repeating: 0x41, count: 2048)).isEmpty)
     }

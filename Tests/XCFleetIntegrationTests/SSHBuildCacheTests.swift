@@ -56,10 +56,10 @@ final class SSHBuildCacheTests: XCTestCase {
         return try XCTUnwrap(jobs.first).workspace
     }
 
-    /// Warm re-run over SSH: the build comes from the host's cache (no compiler), and a push-cache
-    /// entry planted by another local user for this very package is not used: the run is green
+    /// Warm re-run over SSH: the build comes from the host's cache (no compiler), and a push-store
+    /// blob planted by another local user for this very package is not used: the run is green
     /// with xcfleet's own files and the planted Package.swift never runs.
-    func testWarmRerunUsesTheCachedBuildAndAPlantedPushCacheEntryIsNotUsed() throws {
+    func testWarmRerunUsesTheCachedBuildAndAPlantedBlobIsNotUsed() throws {
         let other = try WorkRootSafetyTests.otherUser()
         let root = "\(hosts[0].directory)/\(hosts[0].name)/buildcache-\(UUID().uuidString.prefix(6))"
         let fleet = try fleet(workRoot: root)
@@ -71,22 +71,21 @@ final class SSHBuildCacheTests: XCTestCase {
         XCTAssertEqual(builds(second.events).map(\.origin), [.cached])
         XCTAssertEqual(builds(second.events).first?.key, builds(first.events).first?.key)
 
-        // Plant: replace the push-cache entry with another user's tree holding a hostile Package.swift.
-        let hash = try planWorkspace().contentHash
-        let entry = "\(root)/.cache/\(hash)"
-        XCTAssertTrue(FileManager.default.fileExists(atPath: entry), "the first run filled the push cache")
+        // Plant: replace the blob of Package.swift with another user's hostile Package.swift.
+        let hash = try XCTUnwrap(try planWorkspace().fileHashes["Package.swift"])
+        let entry = "\(root)/.cache/blobs/\(hash)"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: entry), "the first run filled the blob store")
         let pwned = dir.appendingPathComponent("pwned").path
         try FileManager.default.removeItem(atPath: entry)
-        try FileManager.default.createDirectory(atPath: entry, withIntermediateDirectories: true)
         try Data("// swift-tools-version:6.0\nimport PackageDescription\nimport Foundation\nFileManager.default.createFile(atPath: \"\(pwned)\", contents: nil)\nlet package = Package(name: \"x\")\n".utf8)
-            .write(to: URL(fileURLWithPath: entry + "/Package.swift"))
+            .write(to: URL(fileURLWithPath: entry))
         _ = try TestShell.run("chown -R \(other) \(ShellQuote.quote(entry))")
         let third = try run(fleet)
         XCTAssertEqual(third.status, 0, third.stdout)
         XCTAssertEqual(builds(third.events).map(\.origin), [.cached], "xcfleet's own files, so its own build")
         XCTAssertFalse(FileManager.default.fileExists(atPath: pwned), "the planted Package.swift never ran")
-        XCTAssertTrue(third.events.contains { if case .note(let n) = $0.body { return n.contains("pushed") } else { return false } },
-                      "the tree was sent again instead of taken from the planted entry")
+        let resent = third.events.compactMap { if case .push(_, let p) = $0.body { return p } else { return nil } }
+        XCTAssertEqual(resent.map(\.filesSent), [1], "Package.swift was sent again instead of taken from the planted blob")
     }
 
     /// A work root another local user owns on the host is refused before any job runs.

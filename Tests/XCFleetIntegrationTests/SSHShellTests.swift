@@ -35,8 +35,9 @@ final class SSHShellTests: XCTestCase {
 
         let ws = sample()
         let outcome = try await shell.push(ws, to: dir)
-        guard case .pushed(let bytes) = outcome else { return XCTFail("cold push must send, got \(outcome)") }
+        guard case .pushed(let bytes, let files) = outcome else { return XCTFail("cold push must send, got \(outcome)") }
         XCTAssertGreaterThan(bytes, ws.totalBytes)
+        XCTAssertEqual(files, ws.files.count)
         for f in ws.files {
             XCTAssertEqual(FileManager.default.contents(atPath: dir + "/" + f.path), f.contents, f.path)
             let mode = (try FileManager.default.attributesOfItem(atPath: dir + "/" + f.path)[.posixPermissions] as? Int) ?? 0
@@ -87,7 +88,7 @@ final class SSHShellTests: XCTestCase {
         await shell.close()
     }
 
-    func testConcurrentColdPushesOfTheSameTreeLeaveOneCleanCache() async throws {
+    func testConcurrentColdPushesOfTheSameTreeLeaveOneCleanStore() async throws {
         var spec = hosts[3].spec
         spec.workRoot = NSTemporaryDirectory() + "xcfleet-shell-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: spec.workRoot) }
@@ -99,9 +100,10 @@ final class SSHShellTests: XCTestCase {
         async let o2 = shell.push(ws, to: d2)
         let outcomes = try await [o1, o2]
         XCTAssertTrue(outcomes.contains { if case .pushed = $0 { return true } else { return false } }, "\(outcomes)")
-        let cache = spec.workRoot + "/.cache/" + ws.contentHash
-        let top = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
-        XCTAssertEqual(top, ["Package.swift", "Sources", "Tests", "bin", String(repeating: "n", count: 120)].sorted(), "no stray temp copy inside the cache")
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: spec.workRoot + "/.cache/blobs").sorted()
+        XCTAssertEqual(blobs, Set(ws.fileHashes.values).sorted(), "one blob per content, no stray temporary file")
+        let top = ["Package.swift", "Sources", "Tests", "bin", String(repeating: "n", count: 120)].sorted()
+        for d in [d1, d2] { XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: d).sorted(), top) }
         let d3 = try await shell.makeJobDirectory(jobID: "c")
         let warm = try await shell.push(ws, to: d3)
         XCTAssertEqual(warm, .unchanged)

@@ -351,11 +351,21 @@ final class BuildCacheTests: XCTestCase {
         let root = dir.appendingPathComponent("work")
         let built = try await Self.build(Self.tiny("clean"), root: root, command: Self.standIn)
         try FileManager.default.removeItem(atPath: built.jobDirectory)
+        // A push-store blob unused for an hour goes; one used just now (a push in flight) stays.
+        let blobs = root.appendingPathComponent(".cache/blobs")
+        try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let old = blobs.appendingPathComponent(String(repeating: "a", count: 64)).path
+        let fresh = blobs.appendingPathComponent(String(repeating: "b", count: 64)).path
+        try Data(count: 3000).write(to: URL(fileURLWithPath: old))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: fresh))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: old)
         let fleet = dir.appendingPathComponent("fleet.json")
         try Data(#"{"hosts": [{"name": "local", "transport": "local", "workRoot": "\#(root.path)"}]}"#.utf8).write(to: fleet)
         let r = try TestShell.runProcess(TestPaths.xcfleetBinary.path, ["hosts", "clean", "--fleet", fleet.path])
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
-        XCTAssertTrue(r.stdout.contains("local: removed 1 cache entry"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("local: removed 2 cache entries"), r.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fresh))
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("builds/\(built.key.hex)").path))
         let help = try TestShell.runProcess(TestPaths.xcfleetBinary.path, ["hosts", "clean", "--help"])
         XCTAssertEqual(help.status, 0)

@@ -71,7 +71,7 @@ final class HostScriptsTests: XCTestCase {
         let clean = BuildCacheScript.cleanCommand(workRoot: "/w").arguments[2]
         let wrap = ProcessRecordScript.wrap(ShellCommand(["true"]), directory: "/d", token: "t", runID: "r", lease: "l").arguments[2]
         return [("host probe", HostProbeScript.script), ("build cache", BuildCacheScript.script), ("cache clean", clean), ("process record", wrap),
-                ("push cache", PushCacheScript.checkScript), ("push extract", PushCacheScript.extract(workRoot: "/w", hash: "h", directory: "/w/j").arguments[2])]
+                ("push cache", PushCacheScript.check(workRoot: "/w", directory: "/w/j", createDirectory: true, chained: false).arguments[2])]
     }
 
     func testEveryShellScriptParses() throws {

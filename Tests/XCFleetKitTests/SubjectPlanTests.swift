@@ -76,8 +76,8 @@ final class SubjectPlanTests: XCTestCase {
             .contains("suites[0].subject.package: the package path '../../..' leaves the repository"), true)
         XCTAssertEqual(try problems(#"{"package": "..", "module": "AppCore", "adapter": "../Contract/Adapter.swift", "claims": ["C99"]}"#).first?
             .contains("'C99' is not an id of the cache-contract/2 contract"), true)
-        XCTAssertEqual(try problems(#"{"package": "..", "module": "AppCore", "adapter": "../Contract/Adapter.swift"}"#, template: "combine-lifetime").first?
-            .contains("template 'combine-lifetime' has no contract surface"), true)
+        XCTAssertEqual(try problems(#"{"package": "..", "module": "AppCore", "adapter": "../Contract/Adapter.swift", "claims": ["C1"]}"#, template: "combine-lifetime").first?
+            .contains("'C1' is not an id of the combine-lifetime/1 contract (ids: K1, K2,"), true)
     }
 
     func testASymbolicLinkOutOfTheRepositoryIsRefused() throws {

@@ -25,7 +25,6 @@ final class UserFacingErrorTests: XCTestCase {
             ("HistoryLocationError", HistoryLocationError("--history-url must be postgresql:// or postgres:// (got postgresq://…); name a SQLite file with --history-db FILE"), usage, "history: --history-url must be postgresql://"),
             ("ProvisionError", ProvisionError(.create, host: "prov-1", command: ["./create-mac.sh", "--image", "sonoma"], "exited 1"), infrastructure, "prov-1: provisioner create command"),
             ("HostLeaseError", HostLeaseError(host: "mac1", "perl not found"), infrastructure, "the host needs perl"),
-            ("TarError", TarWriter.TarError.tooLarge("big.bin"), usage, "larger than 8 GiB"),
             ("RenderError", RenderError.unknownTemplate("nope"), usage, "no template 'nope' under Templates/"),
             ("WorkspaceError", WorkspaceError.unsafePath("../x", "goes outside the package"), usage, "refusing workspace entry"),
             ("RemoteShellError", RemoteShellError(.connect, host: "mac1", "connection refused"), infrastructure, "mac1: connect: connection refused"),

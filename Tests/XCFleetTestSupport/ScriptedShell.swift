@@ -39,9 +39,22 @@ package final class ScriptedShell: RemoteShell, @unchecked Sendable {
     }
 
     package func makeJobDirectory(jobID: String) async throws -> String { "/Users/ci/xcfleet/jobs/\(jobID)" }
-    package func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome { .pushed(bytes: workspace.totalBytes) }
+    package func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome { .pushed(bytes: workspace.totalBytes, files: workspace.files.count) }
     package func fetch(_ path: String, in directory: String) async throws -> Data {
-        throw RemoteShellError(.fetch, host: host.name, "no file \(path)")
+        guard let data = fetched(path) else { throw RemoteShellError(.fetch, host: host.name, "no file \(path)") }
+        return data
+    }
+
+    private func fetched(_ path: String) -> Data? {
+        lock.lock(); defer { lock.unlock() }
+        ranStore.append("fetch \(path)")
+        return fixtures[path]
+    }
+
+    /// What `fetch(path, …)` returns (a file the scripted commands "wrote" on the host).
+    package func provide(_ path: String, _ data: Data) {
+        lock.lock(); defer { lock.unlock() }
+        fixtures[path] = data
     }
     package func removeJobDirectory(_ directory: String) async throws {}
     package func close() async {}

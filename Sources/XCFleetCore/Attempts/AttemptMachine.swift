@@ -86,6 +86,9 @@ public struct AttemptMachine: Sendable {
         case cancelled
         /// Collect read what it could (what it found went to the event log itself).
         case collected
+        /// Discover listed the built tests (logged by the runner as `testsDiscovered`); `problem`: why
+        /// there is nothing to run (the list failed or is empty), which ends the attempt red.
+        case discovered(problem: String?)
     }
 
     private enum State: Equatable, Sendable {
@@ -139,6 +142,8 @@ public struct AttemptMachine: Sendable {
             goOn = true
         case .collected:
             goOn = true
+        case .discovered(let problem):
+            goOn = problem == nil
         case .cancelled:
             ended.termination = .cancelled
             goOn = false
@@ -258,7 +263,7 @@ public struct AttemptMachine: Sendable {
         switch result {
         case .ended(let t, _): termination = t
         case .failed(_, let t, _): termination = t
-        case .pushed, .planError, .cancelled, .collected: termination = nil
+        case .pushed, .planError, .cancelled, .collected, .discovered: termination = nil
         }
         switch termination {
         case .exited?, .signaled?, .timedOut?: return true

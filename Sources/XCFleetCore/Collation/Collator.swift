@@ -18,6 +18,8 @@ public struct Collator {
     fileprivate struct AttemptBuilder {
         var report: AttemptReport
         var current: TestIdentifier?
+        /// `key(current)`, made when it started.
+        var currentKey = ""
         var ended = false
         /// Index of each test id's latest execution in `report.tests`.
         var index: [TestIdentifier: Int] = [:]
@@ -53,7 +55,8 @@ public struct Collator {
 
         /// A test's end: a new execution, unless it is the second printing of one already counted.
         mutating func finish(_ id: TestIdentifier, _ status: TestStatus, _ seconds: Double?, _ framework: TestFramework, _ clone: String?) {
-            let key = Self.key(id)
+            // The test that started last is usually the one ending: its key is already made.
+            let key = current == id ? currentKey : Self.key(id)
             let k = framework == .swiftTesting ? "st:" + key : key
             var failures = pendingFailures.isEmpty ? [] : pendingFailures.removeValue(forKey: id) ?? []
             let skip = pendingSkips.isEmpty ? nil : pendingSkips.removeValue(forKey: id)
@@ -137,6 +140,7 @@ public struct Collator {
                     crashed.remove(k)
                 }
                 current = id
+                currentKey = k
                 // First start of this key (a key finished before is left out when closing).
                 if startedKeys.insert(k).inserted { startedOrder.append((k, id)) }
                 running[k] = id
@@ -261,16 +265,35 @@ public struct Collator {
 
     /// Indices waiting for a partner, per key, oldest first: one dictionary entry per key, and an
     /// array only for the rare key with more than one waiting (no allocation per test).
+    /// Executions waiting for their twin in the other form, oldest first per key. Until the first
+    /// lookup (most logs print only one form, so there never is one) they are only listed, not
+    /// indexed: no hashing per test for a pairing that never comes.
     fileprivate struct Unpaired {
         var oldest: [String: Int] = [:]
         var more: [String: [Int]] = [:]
+        private var listed: [(String, Int)] = []
+        private var indexed = false
 
-        func first(_ k: String) -> Int? { oldest[k] }
+        mutating func first(_ k: String) -> Int? {
+            if !indexed { index() }
+            return oldest[k]
+        }
+
+        private mutating func index() {
+            indexed = true
+            for (k, i) in listed { insert(k, i) }
+            listed = []
+        }
 
         mutating func append(_ k: String, _ i: Int) {
+            if indexed { insert(k, i) } else { listed.append((k, i)) }
+        }
+
+        private mutating func insert(_ k: String, _ i: Int) {
             if oldest[k] == nil { oldest[k] = i } else { more[k, default: []].append(i) }
         }
 
+        /// Only after `first(k)` returned an index.
         mutating func removeFirst(_ k: String) {
             if var rest = more[k], !rest.isEmpty {
                 oldest[k] = rest.removeFirst()
@@ -363,6 +386,8 @@ public struct Collator {
                 notes.append(text)
             case .build(let ref, let record):
                 attempts[ref]?.report.build = record
+            case .push(let ref, let record):
+                attempts[ref]?.report.push = record
             case .runFinished(let wasInterrupted):
                 interrupted = interrupted || wasInterrupted
                 finished = true
@@ -385,6 +410,8 @@ public struct Collator {
                 }
             case .quarantine(let entries):
                 quarantine = entries
+            case .testsDiscovered(let ref, let discovered):
+                attempts[ref]?.report.discovery = discovered
             case .attachments(let ref, let collected):
                 attempts[ref]?.addAttachments(collected)
             }
@@ -432,6 +459,7 @@ public struct Collator {
             }
             attemptsByJob[jobID] = updated
         }
+        for (jobID, list) in attemptsByJob where list.count > 1 { attemptsByJob[jobID] = Collator.carryingPassedIntoReruns(list) }
 
         let specs = start?.suites ?? []
         var suites: [SuiteReport] = []

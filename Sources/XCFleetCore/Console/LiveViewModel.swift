@@ -32,6 +32,8 @@ public struct LiveViewModel: Sendable {
     package struct JobState: Sendable {
         package var suite: String
         package var expected: [String]
+        /// The planned manifest (empty for a package job: `expected` then comes from its discovery).
+        package var planned: [String]
         package var mutant: String?
         package var historySeconds: Double?
         package var attempt = 0
@@ -62,7 +64,7 @@ public struct LiveViewModel: Sendable {
             planName = s.planName
         case .jobPlanned(let p):
             if jobs[p.jobID] == nil { jobOrder.append(p.jobID) }
-            jobs[p.jobID] = JobState(suite: p.suite, expected: p.expectedTests, mutant: p.mutant,
+            jobs[p.jobID] = JobState(suite: p.suite, expected: p.expectedTests, planned: p.expectedTests, mutant: p.mutant,
                                      historySeconds: ProgressEstimate.historySeconds(history, suite: p.suite, tests: p.expectedTests))
         case .attemptStarted(let ref, let host, let slot):
             let key = Slot(host: host, index: slot)
@@ -102,12 +104,17 @@ public struct LiveViewModel: Sendable {
             for (k, job) in slots where job == ref.jobID { slots[k] = nil }
         case .jobUnschedulable(let jobID, _):
             update(jobID) { $0.unschedulable = true; $0.running = false }
-        case .hostSetAside, .hostProbation, .hostRejoined, .note, .sourceMap, .hostPaths, .build, .hostAdmitted, .hostProvisioned, .quarantine, .attachments:
+        case .hostSetAside, .hostProbation, .hostRejoined, .note, .sourceMap, .hostPaths, .build, .push, .hostAdmitted, .hostProvisioned, .quarantine, .attachments:
             break
         case .runFinished:
             finished = true
         case .historyContext:
             break
+        case .testsDiscovered(let ref, let d):
+            // A package job's tests are known once its attempt listed what was built.
+            update(ref.jobID, attempt: ref.attempt) {
+                if $0.planned.isEmpty { $0.expected = d.selected.map(d.resultName(of:)) }
+            }
         }
         return narrator.lines(for: event)
     }

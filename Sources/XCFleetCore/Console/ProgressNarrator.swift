@@ -18,6 +18,8 @@ public struct ProgressNarrator: Sendable {
     private var quarantine: [QuarantineEntry] = []
     /// Each running attempt's test events: its end line counts them as the collated report does.
     private var events: [AttemptRef: [TestEvent]] = [:]
+    /// A package attempt's discovered part: its manifest when the job planned none.
+    private var discovered: [AttemptRef: TestsDiscovered] = [:]
     /// Each job's ended attempts: a retry's line counts a test that failed before as flaky.
     private var ended: [String: [AttemptReport]] = [:]
     private var attempts: [AttemptRef: Tally] = [:]
@@ -77,6 +79,7 @@ public struct ProgressNarrator: Sendable {
             attempts[ref] = nil
             mappers[ref] = nil
             events[ref] = nil
+            discovered[ref] = nil
         case .jobUnschedulable(let jobID, let reason):
             say("\(jobID) unschedulable: \(reason)", .warning)
         case .hostSetAside(let host, let reason):
@@ -88,6 +91,8 @@ public struct ProgressNarrator: Sendable {
         case .note(let text):
             if verbose { say(text, .dim) }
         case .build(let ref, let record):
+            if verbose { say("\(ref.jobID) \(record.summary)", .dim) }
+        case .push(let ref, let record):
             if verbose { say("\(ref.jobID) \(record.summary)", .dim) }
         case .runFinished(let interrupted):
             if interrupted { say("run interrupted", .warning) }
@@ -104,6 +109,13 @@ public struct ProgressNarrator: Sendable {
         case .quarantine(let entries):
             quarantine = entries
             if !entries.isEmpty { say("quarantine: \(entries.count) test\(entries.count == 1 ? "" : "s") (they run; their failures do not make a gate red)", .dim) }
+        case .testsDiscovered(let ref, let d):
+            discovered[ref] = d
+            if let problem = d.problem {
+                say("\(ref.jobID) attempt \(ref.attempt): test discovery: \(TerminalText.sanitize(problem))", .failure)
+            } else if verbose {
+                say("\(ref.jobID) discovered \(d.tests.count) tests; runs \(d.selected.count)\(d.note.map { " (\(TerminalText.sanitize($0)))" } ?? "")", .dim)
+            }
         case .attachments(let ref, let collected):
             if !collected.isEmpty { say(Self.attachmentsLine(ref, collected), .dim) }
         }
@@ -174,6 +186,7 @@ public struct ProgressNarrator: Sendable {
         let job = planned[ref.jobID] ?? JobPlanned(jobID: ref.jobID, suite: "", kind: .gate, shard: 0, shardCount: 1, repetition: 0, mutant: nil, expectedTests: [])
         let entries = job.mutant == nil ? quarantine.filter { $0.suite == job.suite } : []
         var report = Collator.attemptReport(events: events[ref] ?? [], ended: ended, host: "", slot: 0, number: ref.attempt)
+        report.discovery = discovered[ref]
         for i in report.tests.indices where entries.contains(report.tests[i].id) { report.tests[i].quarantined = true }
         let problems = Verdict.problems(of: report, expected: job.expectedTests, quarantined: entries)
         var counted = job

@@ -197,6 +197,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
             out.append("</details>")
             out.append("")
         }
+        out += PushSummary(report).markdown(limit: maxFailures)
         out += historyLines(report)
         out.append("Totals: \(report.totals.jobs) jobs, \(report.totals.attempts) attempts · tests \(report.totals.tests.text)")
         return out.joined(separator: "\n") + "\n"

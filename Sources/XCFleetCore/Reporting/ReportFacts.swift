@@ -115,13 +115,17 @@ package enum ReportFacts {
                                                                      failures: t.failures.isEmpty ? [FailureDetail(message: "failed")] : t.failures))
             }
         }
+        // One key and one table lookup per execution; tables sized up front (no rehash as they grow).
         var result: [TestOutcome] = []
+        result.reserveCapacity(observed.count + job.planned.expectedTests.count)
         var slot: [String: Int] = [:]
+        slot.reserveCapacity(observed.count)
         for test in observed {
             let k = test.id.testKey
+            let existing = slot[k]
             var within: [TestOutcome.EarlierRun] = []
             var executions = 1
-            if let i = slot[k] {
+            if let i = existing {
                 let previous = result[i]
                 executions = previous.executions + 1
                 within = previous.earlier
@@ -129,7 +133,7 @@ package enum ReportFacts {
                     within.append(.init(attempt: d.number, host: d.host,
                                         failures: previous.failures.isEmpty ? [FailureDetail(message: "failed")] : previous.failures))
                 }
-            } else {
+            } else if !earlierByKey.isEmpty {
                 within = earlierByKey[k] ?? []
             }
             let status: TestOutcome.Status
@@ -143,7 +147,7 @@ package enum ReportFacts {
             let outcome = TestOutcome(id: test.id, status: status, category: category, seconds: test.seconds, failures: test.failures,
                                       skipReason: test.skipReason, notRunReason: nil, flaky: flaky, earlier: within,
                                       contractIDs: test.contractIDs, quarantined: test.quarantined ?? false, executions: executions)
-            if let i = slot[k] { result[i] = outcome } else {
+            if let i = existing { result[i] = outcome } else {
                 slot[k] = result.count
                 result.append(outcome)
             }
@@ -151,10 +155,16 @@ package enum ReportFacts {
         let unfinished = Set((decisive?.evidence?.unfinished ?? []).map(\.testKey))
         let timedOut = decisive.map(Self.timedOut) ?? false
         let why = notRunReason(job)
-        var listed = Set(slot.keys)
-        for name in job.planned.expectedTests {
-            let id = identifier(fromManifest: name)
-            guard listed.insert(id.testKey).inserted else { continue }
+        // Expected tests the attempt did not report (the observed ones are `slot`'s keys). A
+        // package job plans no manifest: its decisive attempt's discovered part is the one (a
+        // Swift Testing test is named as its results name it, display names with a `/` too).
+        let expected: [TestIdentifier] = job.planned.expectedTests.isEmpty
+            ? (decisive.flatMap { d in d.discovery.map { Verdict.discoveredRequirementIdentifiers($0, attempt: d) } } ?? [])
+            : job.planned.expectedTests.map(identifier(fromManifest:))
+        var expectedOnly: Set<String> = []
+        for id in expected {
+            let key = id.testKey
+            guard slot[key] == nil, expectedOnly.insert(key).inserted else { continue }
             // A test that started and never ended was running when the attempt died.
             let category: TestCategory = unfinished.contains(id.testKey) ? (timedOut ? .timedOut : .crashed) : .notRun
             result.append(TestOutcome(id: id, status: .notRun, category: category, seconds: nil, failures: [], skipReason: nil,

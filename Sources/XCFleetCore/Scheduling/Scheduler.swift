@@ -33,7 +33,9 @@ import XCFleetModel
 /// host is left outside the excluded ones (and no more hosts are expected) may it rerun on an
 /// excluded host (`Options.sameHostRetryWhenNoOther`, default true; false ends it `infraFailed`).
 /// At most `infraRetries` reruns follow infrastructure failures and `testRetries` reruns follow
-/// test failures or timeouts; a job that failed its tests and later passes ends `flaky`.
+/// test failures or timeouts; a job that failed its tests and later passes ends `flaky`. A rerun
+/// after test failures takes a free slot on a host where its tests have not failed over one where
+/// they have (before build cost), but never waits for such a host.
 ///
 /// Unschedulable: a job no live host can take ends `unschedulable` at `start()` (or, when the last
 /// capable host is lost, at that moment; a job that already ran at least once ends `infraFailed`
@@ -127,6 +129,8 @@ public struct Scheduler: Sendable {
         var infraFailures = 0
         var testFailures = 0
         var excludedHosts: Set<String> = []
+        /// Hosts where an attempt failed its tests: a rerun prefers a free slot elsewhere (never waits for one).
+        var testFailedHosts: Set<String> = []
         var lastInfraError: String?
     }
 
@@ -449,6 +453,7 @@ public struct Scheduler: Sendable {
                           reason: flaky ? "passed on attempt \(jobs[i].attempts) after failing" : nil)
         case .testsFailed:
             jobs[i].testFailures += 1
+            jobs[i].testFailedHosts.insert(host)
             if jobs[i].testFailures <= max(0, job.testRetries), !isInterrupted {
                 return requeue(i)
             }
@@ -621,6 +626,10 @@ public struct Scheduler: Sendable {
         }
         let key = jobs[i].job.build?.key
         var best: (host: Int, slot: Int, free: Int, build: Double)?
+        // A rerun after test failures goes to a host where the tests have not failed, when one has a
+        // free slot now (a host-specific cause shows as a pass elsewhere); otherwise anywhere.
+        let failedOn = jobs[i].testFailedHosts
+        func failedHere(_ h: Int) -> Bool { failedOn.contains(hosts[h].host.name) }
         for h in candidates {
             guard hosts[h].probation == nil, case let .active(slots) = hosts[h].state,
                   let slot = slots.firstIndex(where: { $0 == nil }) else { continue }
@@ -629,6 +638,10 @@ public struct Scheduler: Sendable {
             let free = slots.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             let build = buildSeconds(i, host: h)
             if let current = best {
+                if failedHere(h) != failedHere(current.host) {
+                    if !failedHere(h) { best = (h, slot, free, build) }
+                    continue
+                }
                 if build != current.build {
                     if build < current.build { best = (h, slot, free, build) }
                     continue

@@ -16,8 +16,15 @@ public enum Verdict {
     /// names from the manifest; they are matched by class name (module prefix ignored) and test name.
     /// `quarantined`: the suite's quarantine entries; their tests' own failed executions are forgiven
     /// (docs/history.md, "Quarantine"), nothing else is.
-    public static func problems(of attempt: AttemptReport, expected: [String], quarantined: [QuarantineEntry] = []) -> [String] {
+    /// A package job plans no manifest (`expected` is empty): its attempt's discovered part
+    /// (`AttemptReport.discovery`) is what must pass instead (`discoveredRequirement`).
+    public static func problems(of attempt: AttemptReport, expected planned: [String], quarantined: [QuarantineEntry] = []) -> [String] {
         var out: [String] = []
+        var expected = planned
+        if planned.isEmpty, let discovery = attempt.discovery {
+            if let problem = discovery.problem { out.append("test discovery: \(problem)") }
+            expected = discoveredRequirement(discovery, attempt: attempt)
+        }
         if let infra = attempt.infraError { out.append("infrastructure: \(infra)") }
         if let phase = attempt.timedOutPhase { out.append("timed out in phase \(phase.rawValue)") }
         let observed = attempt.tests
@@ -59,7 +66,10 @@ public enum Verdict {
         }
         // Every expected test must be observed passing (skips do not count as passes).
         let passed: Set<String> = expected.isEmpty ? [] : Set(observed.lazy.filter { $0.status == .passed }.map { key($0.id.className, $0.id.name) })
+        // A discovered manifest keys each test as its results do (a display name may hold a `/`).
+        let discoveredKeys = planned.isEmpty ? attempt.discovery.map(discoveredRequirementKeys) ?? [:] : [:]
         let missing = expected.filter { name in
+            if let k = discoveredKeys[name] { return !passed.contains(k) }
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return !passed.contains(key("", name)) }
             let cls = parts[0].split(separator: ".").last.map(String.init) ?? parts[0]
@@ -67,6 +77,7 @@ public enum Verdict {
         }
         let failedKeys: Set<String> = missing.isEmpty ? [] : Set(failedAll.map { key($0.id.className, $0.id.name) })
         let notRun = missing.filter { name in
+            if let k = discoveredKeys[name] { return !failedKeys.contains(k) }
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             let cls = parts.first.flatMap { $0.split(separator: ".").last.map(String.init) } ?? ""
             return !failedKeys.contains(key(cls, parts.last ?? name))
@@ -75,7 +86,7 @@ public enum Verdict {
             out.append("\(notRun.count) expected test\(notRun.count == 1 ? " was" : "s were") not seen passing: \(notRun.prefix(3).joined(separator: ", "))\(notRun.count > 3 ? ", …" : "")")
         }
         out += evidenceProblems(attempt, quarantineOnly: forgiven)
-        if expected.isEmpty && observed.isEmpty && out.isEmpty {
+        if expected.isEmpty && observed.isEmpty && out.isEmpty && attempt.discovery?.emptyShard != true {
             out.append("no tests ran")
         }
         return out
@@ -193,6 +204,42 @@ public enum Verdict {
     }
 
     package static func key(_ cls: String, _ name: String) -> String { cls + "/" + name }
+
+    /// The names `problems` requires of a discovered part, in the form it matches results by:
+    /// `TestsDiscovered.resultName` (XCTest `Target.Class/test` as they are; Swift Testing by its
+    /// display name or its function alone, as its console output names it). A selected test seen skipped
+    /// is disabled in the code (`.disabled`, `XCTSkip`): shown as skipped, not required.
+    public static func discoveredRequirement(_ discovery: TestsDiscovered, attempt: AttemptReport) -> [String] {
+        let skipped = Set(attempt.tests.filter { $0.status == .skipped }.map { key($0.id.className, $0.id.name) })
+        let keys = discoveredRequirementKeys(discovery)
+        return discovery.selected.map(discovery.resultName(of:)).filter { !skipped.contains(keys[$0] ?? "") }
+    }
+
+    /// `discoveredRequirement` as the identifiers results carry (Swift Testing's with no suite).
+    public static func discoveredRequirementIdentifiers(_ discovery: TestsDiscovered, attempt: AttemptReport) -> [TestIdentifier] {
+        let swiftTesting = Set(discovery.selected.filter { $0.hasSuffix(")") }.map(discovery.resultName(of:)))
+        return discoveredRequirement(discovery, attempt: attempt).map { name in
+            swiftTesting.contains(name) ? TestIdentifier(suite: "", name: name) : ReportFacts.identifier(fromManifest: name)
+        }
+    }
+
+    /// Result name → the key results carry: Swift Testing's by its name alone, XCTest's `Class/test`.
+    static func discoveredRequirementKeys(_ discovery: TestsDiscovered) -> [String: String] {
+        var out: [String: String] = [:]
+        for name in discovery.selected {
+            let result = discovery.resultName(of: name)
+            if name.hasSuffix(")") {
+                out[result] = key("", result)
+            } else {
+                let parts = result.split(separator: "/", maxSplits: 1).map(String.init)
+                out[result] = parts.count == 2 ? key(parts[0].split(separator: ".").last.map(String.init) ?? parts[0], parts[1]) : key("", result)
+            }
+        }
+        return out
+    }
+
+    /// `Target.Suite/test()` → `test()`: how results name a Swift Testing test without a display name.
+    public static func resultName(ofDiscovered name: String) -> String { TestsDiscovered.functionName(of: name) }
 
     /// The first reason of a red gate that is the tests' fault (exit 1), nil when none is.
     package static func testCause(of suite: SuiteReport) -> String? {

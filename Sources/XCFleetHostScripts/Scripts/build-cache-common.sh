@@ -2,11 +2,12 @@
 # $manifest and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
 say() { printf 'XCFLEET-BUILD %s\n' "$*"; }
 if command -v sha256sum >/dev/null 2>&1; then xcf_h() { sha256sum "$@"; }; else xcf_h() { shasum -a 256 "$@"; }; fi
-# Every non-directory entry of a package tree except its scratch directories and markers, sorted.
-xcf_list() { (cd "$1" && find . \( -path ./.build -o -path ./DerivedData -o -name '.xcfleet-*' \) -prune -o ! -type d -print) | sed 's|^\./||' | LC_ALL=C sort; }
+# Every non-directory entry of a package tree except its scratch directories (at any depth: a
+# team's package may sit in a folder of its repository) and markers, sorted.
+xcf_list() { (cd "$1" && find . \( -name .build -o -name DerivedData -o -name '.xcfleet-*' \) -prune -o ! -type d -print) | sed 's|^\./||' | LC_ALL=C sort; }
 # The tree holds exactly the manifest's files with their contents.
 xcf_verify() {
-  [ -z "$(cd "$1" && find . \( -path ./.build -o -path ./DerivedData \) -prune -o -type l -print)" ] || return 1
+  [ -z "$(cd "$1" && find . \( -name .build -o -name DerivedData \) -prune -o -type l -print)" ] || return 1
   [ "$(xcf_list "$1")" = "$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)" ] || return 1
   printf '%s\n' "$manifest" | (cd "$1" && xcf_h -c >/dev/null 2>&1)
 }

@@ -11,7 +11,19 @@ if [ -d "$b" ]; then
   perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die; flock($f, LOCK_EX) or die' || exit 97
   for x in "$b/.stage" "$b"/.untrusted.* "$b"/*.evict.*; do xcf_rm "$x"; done
 fi
-if [ -d "$root/.cache" ]; then xcf_private "$root/.cache" || exit 97; rm -rf "$root/.cache"/.tmp-*; fi
+if [ -d "$root/.cache" ]; then
+  xcf_private "$root/.cache" || exit 97; rm -rf "$root/.cache"/.tmp-*
+  # Push-store blobs not used in the last 10 minutes (a push in flight keeps its own).
+  if [ -d "$root/.cache/blobs" ]; then
+    xcf_private "$root/.cache/blobs" || exit 97
+    s="$root/.cache/blobs"; n=$(find "$s" -type f -mmin +10 -print | wc -l | tr -d ' ')
+    if [ "$n" -gt 0 ]; then
+      kib=$(find "$s" -type f -mmin +10 -exec du -k {} + | awk '{ k += $1 } END { print k + 0 }')
+      find "$s" -type f -mmin +10 -exec rm -f {} +
+      echo "XCFLEET-BUILD evicted .cache/blobs($n) $kib"
+    fi
+  fi
+fi
 mkdir -p "$b"
 xcf_evict "$b" "$root/.cache" 0 0 ""
 echo "XCFLEET-BUILD clean done"

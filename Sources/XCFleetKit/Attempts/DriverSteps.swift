@@ -16,6 +16,14 @@ enum DriverSteps: Sendable {
         }
     }
 
+    /// A package job's discovered tests and this attempt's part (nil before `discover`, and for other sources).
+    var discovery: TestsDiscovered? {
+        switch self {
+        case .swiftPM(let s): return s.discovery
+        case .xcode(let s): return s.discovery
+        }
+    }
+
     /// The push made the job directory: the later steps run there.
     func use(directory: String) {
         switch self {
@@ -47,6 +55,11 @@ enum DriverSteps: Sendable {
         }
     }
 
+    /// A build this attempt claimed for the fleet and did not finish (push failed, cancelled): others may build it.
+    func releaseBuildClaim() async {
+        if case .swiftPM(let s) = self { await s.releaseBuildClaim() }
+    }
+
     /// What the driver itself set up (a simulator), before the job directory goes.
     func cleanUp() async {
         switch self {
@@ -68,7 +81,13 @@ final class SwiftPMSteps: @unchecked Sendable {
     let executor: AttemptExecutor
     let collector: EventCollector
     var directory = ""
-    private let scanner = BuildProtocolScanner()
+    let scanner = BuildProtocolScanner()
+    /// A package job's discovered tests and this attempt's part (set by the discover step).
+    var discovery: TestsDiscovered?
+    /// Which discovered tests are Swift Testing's (they run through the other library).
+    var swiftTesting: Set<String> = []
+    /// The build key this attempt claimed for the fleet (it builds it; `SwiftPMSteps+Relay.swift`).
+    var claimedBuild: String?
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
@@ -80,7 +99,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     private var chainIdentity: String?
     private var chainStarted = Date()
 
-    private var cached: SwiftPMCachedBuild {
+    var cached: SwiftPMCachedBuild {
         SwiftPMCachedBuild(job: executor.job, shell: executor.shell, directory: directory, driver: executor.driver)
     }
 
@@ -94,6 +113,8 @@ final class SwiftPMSteps: @unchecked Sendable {
     /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
     func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
+        // Another host builds or built this key: receive it in the build step instead.
+        guard await claimForChainedBuild(identity: identity) else { return nil }
         chainIdentity = identity
         chainStarted = Date()
         let job = executor.job, shell = executor.shell, driver = executor.driver
@@ -116,6 +137,8 @@ final class SwiftPMSteps: @unchecked Sendable {
             self.pending = nil
             return pending
         }
+        if step == .discover { return await discover() }
+        if step == .test, executor.job.source.packageDirectory != nil { return await runPackageTests() }
         let shell = executor.shell
         let timeouts = executor.job.spec.timeouts
         let cached = self.cached
@@ -126,6 +149,7 @@ final class SwiftPMSteps: @unchecked Sendable {
             let total: Double
             switch step {
             case .build:
+                await receiveFromFleet(identity: identity)
                 command = buildCommand(cached, identity: identity)
                 total = timeouts.build
             case .test:
@@ -136,8 +160,8 @@ final class SwiftPMSteps: @unchecked Sendable {
             case .collect:
                 await executor.collectAttachments(jobDirectory: directory, events: collector.events)
                 return .collected
-            case .push:
-                return .collected // the executor's step
+            case .push, .discover:
+                return .collected // the executor's step; a package's discover step is handled above
             }
             let started = Date()
             let termination = try await shell.run(command, in: directory,
@@ -163,7 +187,9 @@ final class SwiftPMSteps: @unchecked Sendable {
     private func buildEnded(_ termination: CommandTermination, identity: String, started: Date) -> AttemptMachine.StepResult {
         let shell = executor.shell, ref = executor.ref, log = executor.log
         collector.finishStream()
-        if termination == .exited(0), let record = scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) {
+        let record = termination == .exited(0) ? scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) : nil
+        buildFinished(key: cached.key(toolchain: identity).hex, product: record?.product)
+        if let record {
             executor.buildTrust.record(record)
             log.append(.build(ref, record))
             if let why = record.untrusted {
@@ -188,6 +214,8 @@ final class XcodeSteps: @unchecked Sendable {
     private var job: XcodebuildJob?
     private var session: XcodebuildJob.Session?
     private var injected = 0
+    /// A project job's discovered tests and this attempt's part (after `discover`).
+    var discovery: TestsDiscovered? { session?.outcome.discovery }
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
@@ -231,6 +259,7 @@ final class XcodeSteps: @unchecked Sendable {
             executor.log.append(.build(executor.ref, record))
             session.outcome.build = nil
         }
+        if step == .discover, let found = session.outcome.discovery { executor.log.append(.testsDiscovered(executor.ref, found)) }
         // The result bundle's corrections and the disagreements follow the streamed events.
         for e in session.outcome.extraEvents.dropFirst(injected) { collector.inject(e) }
         injected = session.outcome.extraEvents.count

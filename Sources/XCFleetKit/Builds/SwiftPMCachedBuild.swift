@@ -20,13 +20,26 @@ struct SwiftPMCachedBuild: Sendable {
     /// This package's test bundle: `<Package>PackageTests.xctest` (an incremental build from another
     /// package's build also holds that package's bundle).
     var productGlob: String {
+        if let dir = job.source.packageDirectory {
+            // A team's package: its own name names the bundle (any package's, when it cannot be read).
+            let prefix = dir.isEmpty ? "" : dir + "/"
+            let name = job.workspace.file(prefix + "Package.swift")
+                .flatMap { PackageSuite.declaredName(manifest: String(decoding: $0.contents, as: UTF8.self)) } ?? "*"
+            return prefix + ".build/debug/\(name)PackageTests.xctest"
+        }
         guard let suite = manifest?.suite else { return Self.productGlob }
         return ".build/debug/\(Renderer.packageName(for: suite))PackageTests.xctest"
     }
 
+    /// `swift build --build-tests`, with `--package-path` for a package below the repository's top.
+    var buildArguments: [String] {
+        let dir = job.source.packageDirectory ?? ""
+        return driver.buildCommand().arguments + (dir.isEmpty ? [] : ["--package-path", dir])
+    }
+
     func key(toolchain: String) -> BuildKey {
         BuildKey.compute(workspace: job.workspace, toolchain: toolchain, destination: nil,
-                         buildCommand: driver.buildCommand().arguments + ["product=" + productGlob])
+                         buildCommand: buildArguments + ["product=" + productGlob])
     }
 
     /// `trusted`: the product digests xcfleet recorded for its builds on this host (`BuildTrust`).
@@ -35,7 +48,7 @@ struct SwiftPMCachedBuild: Sendable {
         BuildCacheScript.command(BuildCacheScript.Input(
             workRoot: shell.host.workRoot, key: key(toolchain: toolchain), toolchainDigest: BuildKey.toolchainDigest(toolchain),
             productGlob: productGlob, manifest: BuildKey.sourceManifest(of: job.workspace), jobDirectory: directory,
-            limits: shell.host.cache ?? CacheLimits(), command: driver.buildCommand().arguments, trusted: trusted, readOnly: true))
+            limits: shell.host.cache ?? CacheLimits(), command: buildArguments, trusted: trusted, readOnly: true))
     }
 
     /// The cached bundle run directly, limited to the job's shard (names qualified with the test module).

@@ -46,16 +46,26 @@ public struct XcodeCachedBuild: Equatable, Sendable {
     }
 
     public func key(toolchain: String, scheme: String, destination: String, developerDir: String?) -> BuildKey {
+        key(toolchain: toolchain, build: Self.buildForTesting(scheme: scheme, destination: destination, developerDir: developerDir),
+            destination: destination)
+    }
+
+    /// The key of any `build-for-testing` command (a team's workspace or project: `XcodeProjectCommands`).
+    public func key(toolchain: String, build: ShellCommand, destination: String) -> BuildKey {
         BuildKey.compute(workspace: workspace, toolchain: toolchain, destination: destination,
-                         buildCommand: Self.buildForTesting(scheme: scheme, destination: destination, developerDir: developerDir).arguments
-                            + ["product=" + Self.productGlob])
+                         buildCommand: build.arguments + ["product=" + Self.productGlob])
     }
 
     /// The cache script with the build-for-testing command; `DEVELOPER_DIR` reaches xcodebuild through its environment.
     public func command(toolchain: String, scheme: String, destination: String, developerDir: String?) -> ShellCommand {
-        let build = Self.buildForTesting(scheme: scheme, destination: destination, developerDir: developerDir)
+        command(toolchain: toolchain, build: Self.buildForTesting(scheme: scheme, destination: destination, developerDir: developerDir),
+                destination: destination)
+    }
+
+    /// The cache script running `build` (into `DerivedData` of the staged tree) for `destination`.
+    public func command(toolchain: String, build: ShellCommand, destination: String) -> ShellCommand {
         var command = BuildCacheScript.command(BuildCacheScript.Input(
-            workRoot: workRoot, key: key(toolchain: toolchain, scheme: scheme, destination: destination, developerDir: developerDir),
+            workRoot: workRoot, key: key(toolchain: toolchain, build: build, destination: destination),
             toolchainDigest: BuildKey.toolchainDigest(toolchain), productGlob: Self.productGlob,
             manifest: BuildKey.sourceManifest(of: workspace), jobDirectory: jobDirectory, limits: limits, command: build.arguments,
             trusted: trusted))

@@ -44,7 +44,7 @@ extension XcodebuildJob {
     public func run(output: @escaping @Sendable (OutputChunk) -> Void,
                     progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
         let session = makeSession()
-        var machine = AttemptMachine(machinePlan([.build, .test, .collect]))
+        var machine = AttemptMachine(machinePlan(input.project == nil ? [.build, .test, .collect] : [.build, .discover, .test, .collect]))
         machine.directoryCreated(directory)
         await drive(&machine, session, output: output, progress: progress)
         return session.outcome
@@ -91,6 +91,10 @@ extension XcodebuildJob {
         case .collect:
             await readBundle(streamed: session.watcher.events(), outcome: &session.outcome, progress: progress)
             return .collected
+        case .discover:
+            // A rendered package's manifest is the planned one; a team's project lists what was built.
+            guard input.project != nil else { return .discovered(problem: nil) }
+            return await discoverStep(session, progress: progress)
         }
     }
 
@@ -115,7 +119,10 @@ extension XcodebuildJob {
             let destination = try XcodeDestination.parse(text)
             session.destination = destination
             let identity = try await selectXcode(&session.outcome, progress: progress)
-            if input.needsBuild, session.useCache, let cache {
+            if input.needsBuild, let project = input.project {
+                session.built = try await projectBuild(project, session.useCache ? cache : nil, destination, identity: identity, session,
+                                                       output: output, progress: progress)
+            } else if input.needsBuild, session.useCache, let cache {
                 session.built = try await cachedBuild(cache, destination, identity: identity, session, output: output, progress: progress)
             } else if input.needsBuild {
                 try await plainBuild(destination, session, output: output, progress: progress)
@@ -144,6 +151,7 @@ extension XcodebuildJob {
     private func testStep(_ session: Session, output: @escaping @Sendable (OutputChunk) -> Void,
                           progress: @escaping @Sendable (Progress) -> Void) async -> AttemptMachine.StepResult {
         guard let destination = session.destination else { return .planError("xcfleet: suite '\(input.suite.name)': no destination") }
+        if input.project != nil { return await projectTestStep(session, destination, output: output, progress: progress) }
         let driver = XcodebuildDriver(developerDir: session.outcome.developerDir)
         let watcher = session.watcher
         do {
@@ -236,7 +244,7 @@ extension XcodebuildJob {
     }
 
     /// A `build-for-testing` that did not exit 0 stops the step; the machine judges how it ended.
-    private func stopUnlessBuilt(_ termination: CommandTermination, _ sawError: BuildErrorWatcher, _ session: Session) throws {
+    func stopUnlessBuilt(_ termination: CommandTermination, _ sawError: BuildErrorWatcher, _ session: Session) throws {
         guard termination != .exited(0) else { return }
         session.outcome.termination = termination
         session.outcome.terminationPhase = .build

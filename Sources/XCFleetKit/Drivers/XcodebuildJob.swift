@@ -47,6 +47,29 @@ public struct XcodebuildJob: Sendable {
         public var needsBuild: Bool
         /// Variables for the test process (`TestRunEnvironment`), forwarded as `TEST_RUNNER_<NAME>`.
         public var testEnvironment: [String: String]
+        /// A team's own workspace or project (nil: the rendered package). Its tests come from the
+        /// build (`discover`), this attempt's part chosen by `selection`.
+        public var project: XcodeProjectSuite? = nil
+        /// Which of the discovered tests this attempt runs, and the configuration (project jobs).
+        public var selection = Selection()
+
+        /// A project job's place among its suite's jobs, for `PackageSelection`.
+        public struct Selection: Equatable, Sendable {
+            public var configuration: String?
+            public var shard = 0
+            public var shardCount = 1
+            public var durations: [String: Double] = [:]
+            /// A rerun after test failures: only these discovered tests.
+            public var rerun: [String]?
+
+            public init(configuration: String? = nil, shard: Int = 0, shardCount: Int = 1, durations: [String: Double] = [:], rerun: [String]? = nil) {
+                self.configuration = configuration
+                self.shard = shard
+                self.shardCount = shardCount
+                self.durations = durations
+                self.rerun = rerun
+            }
+        }
 
         public init(jobID: String, suite: SuiteSpec, packageName: String, testTarget: String, onlyTesting: [String]? = nil,
                     derivedDataPath: String? = nil, needsBuild: Bool = true, testEnvironment: [String: String] = [:]) {
@@ -67,6 +90,9 @@ public struct XcodebuildJob: Sendable {
                let manifest = try? JSONDecoder().decode(SuiteManifest.self, from: data) { target = manifest.testTarget }
             self.init(jobID: job.planned.jobID, suite: job.spec, packageName: Renderer.packageName(for: job.spec.name),
                       testTarget: target, onlyTesting: job.filter, testEnvironment: TestRunEnvironment.variables(for: job.planned))
+            project = job.source.xcodeProject
+            selection = Selection(configuration: job.planned.configuration, shard: job.planned.shard, shardCount: job.planned.shardCount,
+                                  durations: job.shardDurations, rerun: job.rerun)
         }
     }
 
@@ -136,6 +162,8 @@ public struct XcodebuildJob: Sendable {
 
         /// The attempt's end as the attempt machine judged it (termination, infra text, timed-out phase).
         public var ended = AttemptEnded()
+        /// A project job's discovered tests and this attempt's part (set by the discover step).
+        public var discovery: TestsDiscovered?
     }
 
     public var shell: any RemoteShell
@@ -167,7 +195,7 @@ public struct XcodebuildJob: Sendable {
     /// attempt a build error (the package built but produced no test run for this destination: red,
     /// not retried); from a build made earlier (the cache) an infra error (that build is unusable).
     func findXctestrun(_ destination: XcodeDestination, _ outcome: inout Outcome, derivedDataPath: String, builtHere: Bool,
-                       progress: @Sendable (Progress) -> Void) async throws -> Result<String, StepStop> {
+                       preferredSchemes: [String] = [], progress: @Sendable (Progress) -> Void) async throws -> Result<String, StepStop> {
         let products = XcodebuildDriver.productsPath(derivedDataPath: derivedDataPath)
         let listing = try await capture(XcodebuildDriver.productsListingCommand(derivedDataPath: derivedDataPath), deadlines.query)
         if case .connectionLost(let why) = listing.termination {
@@ -175,6 +203,7 @@ public struct XcodebuildJob: Sendable {
         }
         var preferred = [input.packageName + "-Package", input.testTarget]
         if let scheme = outcome.scheme { preferred.insert(scheme, at: 0) }
+        preferred = preferredSchemes + preferred
         do {
             let name = try XctestrunPicker.choose(listing: listing.termination == .exited(0) ? listing.stdout : "",
                                                   destination: destination, preferredSchemes: preferred, productsPath: products)

@@ -74,6 +74,12 @@ public struct Renderer: Sendable {
                 files["\(testDir)/\(rel)"] = data
             }
         }
+        // Every contract kit shares the claims check and the missing-part failure (`Templates/contract-kit`).
+        if info.surface != nil {
+            for (rel, data) in try readTree(root.templates.appendingPathComponent(Renderer.contractKitFolder)) where rel.hasSuffix(".swift") {
+                files["\(testDir)/\(rel)"] = data
+            }
+        }
         var adapterPath: String?
         if let subject = suite.subject {
             // The team's package as it is, and their adapter beside the contract tests.
@@ -109,9 +115,8 @@ public struct Renderer: Sendable {
             }
             else if path.hasPrefix("Sources/CacheContract/") { origin = .core(prefix + path) }
             else if path.hasPrefix(testDir + "/"), TemplateInfo.named(suite.template) != nil, !FileManager.default.fileExists(atPath: templateFolder(suite.template).appendingPathComponent(String(path.dropFirst(testDir.count + 1))).path) {
-                let file = path.dropFirst(testDir.count + 1)
-                origin = .template(file.hasSuffix("Surface.swift") ? "\(prefix)Templates/\(info.surface ?? suite.template)/\(file)"
-                                                                   : "\(prefix)Templates/adapters/\(info.surface ?? suite.template)/\(file)")
+                let file = String(path.dropFirst(testDir.count + 1))
+                origin = .template(prefix + Renderer.sharedOrigin(file, surface: info.surface ?? suite.template, kit: root.templates))
             }
             else if path.hasPrefix(testDir + "/") { origin = .template("\(prefix)Templates/\(suite.template)/\(path.dropFirst(testDir.count + 1))") }
             else { origin = .template("\(prefix)Templates/package/\(path)") }
@@ -198,6 +203,18 @@ public struct Renderer: Sendable {
         files["xcfleet-manifest.json"] = ((try? encoder.encode(manifest)) ?? Data()) + Data([0x0A])
         let workspace = Workspace(files: files.map { WorkspaceFile(path: $0.key, contents: $0.value) })
         return RenderedSuite(workspace: workspace, manifest: manifest, directoryName: directoryName)
+    }
+
+    /// The folder under `Templates/` whose files every template with a contract surface gets.
+    static let contractKitFolder = "contract-kit"
+
+    /// Where a test-target file that is not the template's own came from, relative to the root:
+    /// the shared contract kit, the surface's template (`*Surface.swift`), or the surface's reference adapter folder.
+    static func sharedOrigin(_ file: String, surface: String, kit templates: URL) -> String {
+        if FileManager.default.fileExists(atPath: templates.appendingPathComponent("\(contractKitFolder)/\(file)").path) {
+            return "Templates/\(contractKitFolder)/\(file)"
+        }
+        return file.hasSuffix("Surface.swift") ? "Templates/\(surface)/\(file)" : "Templates/adapters/\(surface)/\(file)"
     }
 
     /// Where a subject's package sits in its harness (`Subject/<folder>/`).

@@ -38,6 +38,10 @@ struct AttemptExecutor: Sendable {
     var toolchains = ToolchainIdentityCache()
     /// The builds xcfleet made per host, shared by the run's attempts: what a cached build must match.
     var buildTrust = BuildTrust()
+    /// The run's builds across hosts (build once per fleet); nil: every host builds for itself.
+    var fleetBuilds: FleetBuilds? = nil
+    /// Opens a shell to another host of the run (the source of a relayed build).
+    var openShell: (@Sendable (String) async throws -> any RemoteShell)? = nil
     /// What the run's attempts fetched as attachments so far, shared by them: the run cap.
     var attachmentBudget = AttachmentBudget()
 
@@ -46,7 +50,11 @@ struct AttemptExecutor: Sendable {
 
     /// Runs the attempt through the `AttemptMachine` (its end is in the event log) and returns the
     /// outcome the scheduler needs. The job's source decides the steps; this loop only performs them.
-    func execute() async -> Scheduler.AttemptOutcome {
+    func execute() async -> Scheduler.AttemptOutcome { await executeForRerun().outcome }
+
+    /// `execute`, plus (for a package job) the discovered tests this attempt did not see passing:
+    /// what a rerun after test failures runs again.
+    func executeForRerun() async -> (outcome: Scheduler.AttemptOutcome, notPassed: [String]?) {
         let collector = EventCollector(ref: ref, log: log, secrets: log.secrets + shell.host.secrets,
                                        logsDirectory: logsDirectory, logName: AttemptExecutor.logName(ref))
         defer { collector.close() }
@@ -69,10 +77,12 @@ struct AttemptExecutor: Sendable {
             case .finish, .perform, .cleanUp: break
             }
         })
+        await steps.releaseBuildClaim()
         log.append(.attemptEnded(ref, ended))
-        let report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
+        var report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
+        report.discovery = steps.discovery
         let problems = Verdict.problems(of: report, expected: job.planned.expectedTests, quarantined: quarantined)
-        return machine.outcome(testsPassed: problems.isEmpty)
+        return (machine.outcome(testsPassed: problems.isEmpty), steps.discovery.map { PackageSelection.notPassed($0, attempt: report) })
     }
 
     /// The push step: a fresh job directory with the workspace in it. On a warm SSH host the
@@ -88,10 +98,7 @@ struct AttemptExecutor: Sendable {
                                                       directoryCreated: { created.path = $0 }, then: then,
                                                       deadlines: CommandDeadlines(total: timeouts.build, silence: timeouts.silence),
                                                       output: output)
-            switch prepared.push {
-            case .pushed(let bytes): log.append(.note("\(ref.jobID) attempt \(ref.attempt): pushed \(bytes) bytes to \(shell.host.name)"))
-            case .unchanged: log.append(.note("\(ref.jobID) attempt \(ref.attempt): \(shell.host.name) already had this package"))
-            }
+            log.append(.push(ref, Self.pushRecord(prepared.push, workspace: job.workspace, host: shell.host.name)))
             steps.use(directory: prepared.directory)
             if let built = prepared.chained { steps.chainedBuildEnded(built) }
             return (.pushed(directory: prepared.directory), prepared.directory)
@@ -102,6 +109,15 @@ struct AttemptExecutor: Sendable {
         } catch {
             return (.failed(.host("\(shell.host.name): \(error)")), created.path)
         }
+    }
+
+    static func pushRecord(_ outcome: PushOutcome, workspace: Workspace, host: String) -> PushRecord {
+        var record = PushRecord(host: host, bytesSent: 0, filesSent: 0, totalFiles: workspace.files.count, totalBytes: workspace.totalBytes)
+        if case .pushed(let bytes, let files) = outcome {
+            record.bytesSent = bytes
+            record.filesSent = files
+        }
+        return record
     }
 
     /// Leftovers of the attempt's process group first (a lost connection could not kill it), then

@@ -19,6 +19,11 @@ public struct PlannedJob: Sendable {
     public var requires: [String]
     /// Where the workspace's files came from (recorded in the event log before the job runs).
     public var sourceMap: SourceMap?
+    /// A package job's earlier test durations (`--history`), so that every shard splits the
+    /// discovered list the same way, longest first (empty: equal counts).
+    public var shardDurations: [String: Double] = [:]
+    /// A package job's rerun after test failures: only these discovered tests run (nil: its part).
+    public var rerun: [String]? = nil
 
     /// `origin` nil: a package rendered from the suite's template. The driver follows the suite's
     /// destination (Xcode) or its absence (SwiftPM).
@@ -41,15 +46,27 @@ public struct JobPlanner: Sendable {
     /// Earlier durations (`--history`), for equal-time shards (none: equal counts).
     public var history: DurationHistory?
 
-    public init(renderer: Renderer, mutants: [MutantSpec], history: DurationHistory? = nil) {
+    /// Package suites' workspaces by suite name (`PackageWorkspace.read`).
+    public var packages: [String: Workspace]
+
+    public init(renderer: Renderer, mutants: [MutantSpec], history: DurationHistory? = nil, packages: [String: Workspace] = [:]) {
         self.renderer = renderer
         self.mutants = mutants
         self.history = history
+        self.packages = packages
     }
 
     public func jobs(for plan: TestPlan, forceMutants: Bool = false) throws -> [PlannedJob] {
         var out: [PlannedJob] = []
         for suite in plan.suites {
+            if let package = suite.package {
+                out += packageJobs(suite, package)
+                continue
+            }
+            if let project = suite.xcodeProject {
+                out += xcodeProjectJobs(suite, project)
+                continue
+            }
             let requires = Array(Set(suite.requires + (TemplateInfo.named(suite.template)?.requires ?? []))).sorted()
             // Rendered once: repetitions share the package (and so the build); mutants are the
             // gate's files with their edits.
@@ -80,6 +97,58 @@ public struct JobPlanner: Sendable {
                     out.append(PlannedJob(planned: planned, spec: spec, workspace: variant.workspace, filter: nil, requires: requires,
                                           sourceMap: variant.sourceMap))
                 }
+            }
+        }
+        return out
+    }
+
+    /// An Xcode project suite's jobs: configuration × repetition × shard, each with no planned
+    /// manifest. Every attempt builds (once per key, through the host build cache), enumerates the
+    /// built tests and runs its shard's part of them (`PackageSelection`).
+    private func xcodeProjectJobs(_ suite: SuiteSpec, _ project: XcodeProjectSuite) -> [PlannedJob] {
+        let workspace = packages[suite.name] ?? Workspace(files: [])
+        let shardCount = max(1, suite.shards)
+        let dimensions = project.dimensions
+        var out: [PlannedJob] = []
+        for (c, configuration) in dimensions.enumerated() {
+            for rep in 0..<max(1, suite.repetitions) {
+                for shard in 0..<shardCount {
+                    var id = suite.name
+                    // Configuration names are free text: the job id numbers them (the name is in `configuration`).
+                    if dimensions.count > 1 || configuration != nil { id += "#c\(c + 1)" }
+                    if suite.repetitions > 1 { id += "#r\(rep + 1)" }
+                    if shardCount > 1 { id += "#s\(shard + 1)of\(shardCount)" }
+                    var planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
+                                             repetition: rep, mutant: nil, expectedTests: [], contentHash: workspace.contentHash)
+                    planned.configuration = configuration
+                    // xcodebuild runs on a Mac: never offered to a host without the label.
+                    var job = PlannedJob(planned: planned, spec: suite, workspace: workspace, filter: nil,
+                                         requires: Array(Set(suite.requires + ["platform:macos"])).sorted(), origin: .xcodeProject(project))
+                    job.shardDurations = history?.durations(suite: suite.name) ?? [:]
+                    out.append(job)
+                }
+            }
+        }
+        return out
+    }
+
+    /// A package suite's jobs: repetition × shard, each with no planned manifest. Every attempt
+    /// discovers the tests of what was built and runs its shard's part (`PackageSelection`).
+    private func packageJobs(_ suite: SuiteSpec, _ package: PackageSuite) -> [PlannedJob] {
+        let workspace = packages[suite.name] ?? Workspace(files: [])
+        let shardCount = max(1, suite.shards)
+        var out: [PlannedJob] = []
+        for rep in 0..<max(1, suite.repetitions) {
+            for shard in 0..<shardCount {
+                var id = suite.name
+                if suite.repetitions > 1 { id += "#r\(rep + 1)" }
+                if shardCount > 1 { id += "#s\(shard + 1)of\(shardCount)" }
+                let planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
+                                         repetition: rep, mutant: nil, expectedTests: [], contentHash: workspace.contentHash)
+                var job = PlannedJob(planned: planned, spec: suite, workspace: workspace, filter: nil,
+                                     requires: suite.requires.sorted(), origin: .package(package.directory))
+                job.shardDurations = history?.durations(suite: suite.name) ?? [:]
+                out.append(job)
             }
         }
         return out

@@ -103,7 +103,8 @@ public final class Runner: Sendable {
     /// Runs the plan to the end (or to an interrupt) and writes the reports. Returns the collated report.
     public func run() async throws -> RunReport {
         let mutants = try MutantSpec.all(in: config.root)
-        let planner = JobPlanner(renderer: Renderer(root: config.root, userTemplates: config.userTemplates), mutants: mutants, history: config.history)
+        let planner = JobPlanner(renderer: Renderer(root: config.root, userTemplates: config.userTemplates), mutants: mutants, history: config.history,
+                                 packages: try await PackageWorkspace.read(config.plan))
         let jobs = try planner.jobs(for: config.plan, forceMutants: config.forceMutants)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -164,6 +165,10 @@ actor RunCoordinator {
     var recoveries: [String: HostRecovery] = [:]
     /// Hosts whose probe passed, as the scheduler will know them when they join again.
     var rejoining: [String: SchedulerHost] = [:]
+    /// Package jobs' reruns after test failures: job id → the discovered tests to run again.
+    var reruns: [String: [String]] = [:]
+    /// Which host builds or built each key (build once per fleet).
+    let fleetBuilds = FleetBuilds()
     /// Running attempts: job id → host and process-record token.
     var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
@@ -348,7 +353,8 @@ actor RunCoordinator {
     }
 
     private func launch(jobID: String, attempt: Int, host hostName: String, slot: Int) {
-        guard let job = jobs[jobID], let host = hosts[hostName] else { return }
+        guard var job = jobs[jobID], let host = hosts[hostName] else { return }
+        job.rerun = reruns[jobID]
         if wasInterrupted { return }
         let ref = AttemptRef(jobID: jobID, attempt: attempt)
         log.append(.attemptStarted(ref, host: hostName, slot: slot))
@@ -364,13 +370,19 @@ actor RunCoordinator {
                 executor.record = await self.processRecord(host: host, token: token)
                 executor.toolchains = self.toolchains
                 executor.buildTrust = self.buildTrust
+                executor.fleetBuilds = self.fleetBuilds
+                let timeouts = job.spec.timeouts
+                executor.openShell = { name in try await self.relayShell(name, timeouts: timeouts) }
                 executor.attachmentBudget = self.attachmentBudget
                 executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
                 if let key = self.scheduledBuildKey(jobID) {
                     // The build took the host's build lock: other jobs of the key wait for it there.
                     executor.buildStarted = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: true) } }
                 }
-                outcome = await executor.execute()
+                let result = await executor.executeForRerun()
+                outcome = result.outcome
+                // A package job's rerun after test failures runs only the tests that did not pass.
+                if case .testsFailed = outcome, let notPassed = result.notPassed, !notPassed.isEmpty { self.reruns[jobID] = notPassed }
                 if let key = self.scheduledBuildKey(jobID) {
                     var built = false
                     switch outcome { case .passed, .testsFailed: built = true; default: break }
@@ -395,6 +407,13 @@ actor RunCoordinator {
         }
     }
 
+    /// A connection of its own to `name`, the source of a relayed build (closed by the caller).
+    func relayShell(_ name: String, timeouts: PhaseTimeouts) async throws -> any RemoteShell {
+        guard let host = hosts[name] else { throw RemoteShellError(.connect, host: name, "not a host of this run") }
+        let factory = shellFactory
+        return try await withDeadline(timeouts.connect, phase: .connect, host: name) { try await factory(host, timeouts) }
+    }
+
     private func shell(for host: HostSpec, slot: Int, ref: AttemptRef, timeouts: PhaseTimeouts) async throws -> any RemoteShell {
         let key = "\(host.name)#\(slot)"
         if let existing = shells[key] { return existing }
@@ -412,6 +431,8 @@ actor RunCoordinator {
     }
 
     func setAside(_ host: String, reason: String) {
+        let fleet = fleetBuilds
+        Task { await fleet.hostGone(host) }
         log.append(.hostSetAside(host: host, reason: reason))
         if hosts[host] != nil { apply(scheduler.hostLost(host, reason: reason)) }
     }

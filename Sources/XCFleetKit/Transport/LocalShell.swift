@@ -1,6 +1,7 @@
 import Foundation
 import XCFleetBasics
 import XCFleetModel
+import XCFleetHostScripts
 
 /// The built-in `local` host: this machine, driven through the same interface as SSH hosts.
 /// Each job gets a fresh directory under the host's work root (a temporary folder by default).
@@ -22,15 +23,44 @@ public struct LocalShell: RemoteShell {
         }
     }
 
+    /// The same two steps as on SSH hosts (`PushCacheScript`): every file the work root's blob
+    /// store holds is copied in, then only the missing ones are written and stored.
     public func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome {
+        try SSHShell.checkPaths(workspace, host: host.name)
+        let plan = PushCacheScript.Plan(workspace)
+        let manifest = plan.manifestInput
+        let limit = Self.pushSeconds
+        let check = PushCacheScript.check(workRoot: host.workRoot, directory: directory, createDirectory: false, chained: false)
+        let (status, out, err) = try await runScript(check, stdin: [manifest], seconds: limit)
+        let lines = String(decoding: out, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let missing = try BlobPush.answer(plan, status: status, first: lines.first, rest: Array(lines.dropFirst()), stderr: err,
+                                                host: host.name, workRoot: host.workRoot, limit: limit) else { return .unchanged }
+        let input = plan.fillInput(missing)
+        let fill = PushCacheScript.fill(workRoot: host.workRoot, directory: directory, limits: host.cache ?? CacheLimits())
+        let filled = try await runScript(fill, stdin: input, seconds: limit)
+        try BlobPush.checkFill(status: filled.0, filled: BlobPush.filled(filled.1), stderr: filled.2, host: host.name, directory: directory)
+        return .pushed(bytes: manifest.count + input.reduce(0) { $0 + $1.count }, files: plan.sent(missing).files)
+    }
+
+    /// Bound on each local push step (the attempt's push deadline still applies around it).
+    static let pushSeconds: Double = 600
+
+    /// Runs a host script with `stdin` (through a private temporary file) and collects its output.
+    private func runScript(_ command: ShellCommand, stdin: [[UInt8]], seconds: Double) async throws -> (CommandTermination, [UInt8], [UInt8]) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-push-\(UUID().uuidString)")
         try await offPool {
-            do {
-                try workspace.write(to: URL(fileURLWithPath: directory))
-            } catch {
-                throw RemoteShellError(.push, host: host.name, "\(error)")
+            guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+                  let handle = FileHandle(forWritingAtPath: file.path) else {
+                throw RemoteShellError(.push, host: host.name, "cannot write \(file.path)")
             }
-            return .pushed(bytes: workspace.totalBytes)
+            defer { try? handle.close() }
+            for chunk in stdin { try handle.write(contentsOf: Data(chunk)) }
         }
+        defer { try? FileManager.default.removeItem(at: file) }
+        let sink = OutputSink(limit: 64 << 20)
+        let status = try await ProcessRunner.run(["sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", file.path] + command.arguments,
+                                                 directory: "/", environment: [:], deadlines: CommandDeadlines(total: seconds, silence: seconds)) { sink.add($0) }
+        return (status, sink.stdout, Array(sink.stderrText.utf8))
     }
 
     public func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,

@@ -9,7 +9,7 @@ public protocol RemoteShell: Sendable {
     /// Creates a fresh, empty per-job directory under the host's work root; returns its absolute path.
     func makeJobDirectory(jobID: String) async throws -> String
 
-    /// Puts `workspace` into `directory` (one tar stream on SSH hosts).
+    /// Puts `workspace` into `directory`, sending only the files the host does not hold (`PushCacheScript`).
     func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome
 
     /// Runs `command` with `directory` as working directory. `output` is called serially,

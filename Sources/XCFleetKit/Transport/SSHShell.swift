@@ -129,53 +129,54 @@ public final class SSHShell: RemoteShell {
 
     public func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome {
         try Self.checkPaths(workspace, host: host.name)
-        let hash = workspace.contentHash
-        // Warm: the host already has this exact tree; copy it (one round trip, nothing sent).
-        let check = PushCacheScript.check(workRoot: host.workRoot, hash: hash, directory: directory, manifest: Self.fullManifest(workspace),
-                                          createDirectory: false, chained: false)
-        let warm = try await runSmall(ShellQuote.join(check.arguments), phase: .push, total: timeouts.push)
-        if warm.result == .exited(PushCacheScript.notPrivateStatus) { throw notPrivate(warm.stderr) }
-        let first = String(decoding: warm.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init)
-        if warm.result == .exited(0) && first == PushCacheScript.warmLine { return .unchanged }
-        return try await pushCold(workspace, hash: hash, to: directory)
+        let plan = PushCacheScript.Plan(workspace)
+        let manifest = plan.manifestInput
+        // Every file the host holds is copied in; the answer names the missing ones.
+        let check = PushCacheScript.check(workRoot: host.workRoot, directory: directory, createDirectory: false, chained: false)
+        let r = try await runSmall(ShellQuote.join(check.arguments), stdin: .bytes(manifest), phase: .push, total: timeouts.push)
+        let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let answer = try BlobPush.answer(plan, status: Self.termination(r.result), first: lines.first, rest: Array(lines.dropFirst()),
+                                         stderr: r.stderr, host: host.name, workRoot: host.workRoot, limit: timeouts.push)
+        guard let missing = answer else { return .unchanged }
+        return try await fill(plan, missing: missing, in: directory, alreadySent: manifest.count)
     }
 
-    /// One round trip on a warm host: the job directory is made, the cached tree copied into it and
-    /// `then` run there, on one exec channel. On a cold host the tar stream follows (`pushCold`).
+    /// One round trip on a warm host: the job directory is made, every file copied in from the
+    /// host's blob store and `then` run there, on one exec channel. On a host that lacks some files
+    /// a second round trip sends only those (`fill`) and runs `then` after them on the same line.
     public func prepareJob(jobID: String, workspace: Workspace, pushSeconds: Double, directoryCreated: @escaping @Sendable (String) -> Void,
                            then: @escaping @Sendable (String) throws -> ShellCommand?, deadlines: CommandDeadlines,
                            output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation {
         try Self.checkPaths(workspace, host: host.name)
-        let hash = workspace.contentHash
+        let plan = PushCacheScript.Plan(workspace)
+        let manifest = plan.manifestInput
         let dir = Self.newJobDirectory(workRoot: host.workRoot, jobID: jobID)
         let chained = try then(dir).map { try commandLine($0, in: dir) }
-        let check = PushCacheScript.check(workRoot: host.workRoot, hash: hash, directory: dir, manifest: Self.fullManifest(workspace),
-                                          createDirectory: true, chained: chained != nil)
+        let check = PushCacheScript.check(workRoot: host.workRoot, directory: dir, createDirectory: true, chained: chained != nil)
         var line = ShellQuote.join(check.arguments)
         if let chained { line += " || exit $?; " + chained }
         directoryCreated(dir) // removing a directory that was never made is harmless
-        let split = FirstLineSplitter(forward: output)
+        let split = FirstLineSplitter(forward: output, keepUnless: PushCacheScript.warmLine)
         let limits = chained == nil ? CommandDeadlines(total: pushSeconds, silence: pushSeconds) : deadlines
-        let termination = try await runLine(line, deadlines: limits) { split.consume($0) }
-        switch split.firstLine {
-        case PushCacheScript.warmLine?:
+        let termination = try await runLine(line, stdin: .bytes(manifest), deadlines: limits) { split.consume($0) }
+        if split.firstLine == PushCacheScript.warmLine {
             return JobPreparation(directory: dir, push: .unchanged, chained: chained == nil ? nil : termination)
-        case let first? where PushCacheScript.coldLines.contains(first):
-            return JobPreparation(directory: dir, push: try await pushCold(workspace, hash: hash, to: dir))
-        default:
-            let stderr = split.stderrTail
-            switch termination {
-            case .exited(PushCacheScript.notPrivateStatus): throw notPrivate(stderr)
-            case .exited(PushCacheScript.noDirectoryStatus):
-                throw RemoteShellError(.command, host: host.name,
-                                       "cannot create a job directory under \(host.workRoot): \(Self.tail(stderr)); check workRoot and free disk")
-            case .connectionLost(let why): throw RemoteShellError(.push, host: host.name, "connection lost: \(why)")
-            case .timedOut: throw RemoteShellError(.timeout, host: host.name, "push did not finish within \(limits.total) s")
-            case .cancelled: throw CancellationError()
-            case .exited, .signaled:
-                throw RemoteShellError(.push, host: host.name, "the push cache check ended with \(termination): \(Self.tail(stderr))")
-            }
         }
+        let status: CommandTermination = chained != nil && termination == .exited(PushCacheScript.notWarmStatus) ? .exited(0) : termination
+        guard let missing = try BlobPush.answer(plan, status: status, first: split.firstLine, rest: split.kept, stderr: split.stderrTail,
+                                                host: host.name, workRoot: host.workRoot, limit: limits.total) else {
+            throw RemoteShellError(.push, host: host.name, "the push check said warm after the chain")
+        }
+        guard let chained else { return JobPreparation(directory: dir, push: try await fill(plan, missing: missing, in: dir, alreadySent: manifest.count)) }
+        // The fill, then the chained command once the job directory is complete.
+        let source = ChunkSource(plan.fillInput(missing))
+        let fill = PushCacheScript.fill(workRoot: host.workRoot, directory: dir, limits: host.cache ?? CacheLimits())
+        let filled = FirstLineSplitter(forward: output, keepUnless: PushCacheScript.filledLine)
+        let ended = try await runLine(ShellQuote.join(fill.arguments) + " || exit $?; " + chained, stdin: .stream({ source.next() }),
+                                      deadlines: limits) { filled.consume($0) }
+        try BlobPush.checkFill(status: ended, filled: filled.firstLine == PushCacheScript.filledLine, stderr: filled.stderrTail,
+                               host: host.name, directory: dir)
+        return JobPreparation(directory: dir, push: .pushed(bytes: manifest.count + source.bytesSent, files: plan.sent(missing).files), chained: ended)
     }
 
     /// `<workRoot>/<job id, safe>.<8 random letters and digits>`: made by `mkdir` on the host (it
@@ -201,32 +202,22 @@ public final class SSHShell: RemoteShell {
         }
     }
 
-    private func notPrivate(_ stderr: [UInt8]) -> RemoteShellError {
-        let line = String(decoding: stderr, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "work root is not private"
-        return RemoteShellError(.push, host: host.name, line.hasPrefix("xcfleet: ") ? String(line.dropFirst(9)) : line)
-    }
-
-    /// Cold: one tar stream, extracted into the job directory and into the push cache at once (`push-extract.sh`).
-    private func pushCold(_ workspace: Workspace, hash: String, to directory: String) async throws -> PushOutcome {
-        let source: TarSource
-        do { source = TarSource(try TarWriter(workspace: workspace)) } catch {
-            throw RemoteShellError(.push, host: host.name, "\(error)")
-        }
-        let command = PushCacheScript.extract(workRoot: host.workRoot, hash: hash, directory: directory)
+    /// The second round trip: only the blobs the host lacks, stored and copied into the job directory.
+    private func fill(_ plan: PushCacheScript.Plan, missing: [String], in directory: String, alreadySent: Int) async throws -> PushOutcome {
+        let source = ChunkSource(plan.fillInput(missing))
+        let command = PushCacheScript.fill(workRoot: host.workRoot, directory: directory, limits: host.cache ?? CacheLimits())
         let r = try await runSmall(ShellQuote.join(command.arguments), stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
-        guard r.result == .exited(0) else {
-            throw RemoteShellError(.push, host: host.name,
-                                   "tar -x on the host failed (\(Self.describe(r.result))): \(Self.tail(r.stderr)); check that tar exists and \(directory) is writable")
-        }
-        return .pushed(bytes: source.bytesSent)
+        try BlobPush.checkFill(status: Self.termination(r.result), filled: BlobPush.filled(r.stdout), stderr: r.stderr, host: host.name, directory: directory)
+        return .pushed(bytes: alreadySent + source.bytesSent, files: plan.sent(missing).files)
     }
 
-    /// `sha256  path` of every file of the workspace (what a cached push tree is verified against).
-    static func fullManifest(_ workspace: Workspace) -> [String] {
-        workspace.files.map { f in
-            var h = SHA256()
-            h.update(f.contents)
-            return h.finalizeHex() + "  " + f.path
+    static func termination(_ r: SSHExitResult) -> CommandTermination {
+        switch r {
+        case .exited(let s): return .exited(s)
+        case .signaled(let s): return .signaled(s)
+        case .timedOut(let w): return .timedOut(w)
+        case .connectionLost(let w): return .connectionLost(w)
+        case .cancelled: return .cancelled
         }
     }
 
@@ -236,7 +227,8 @@ public final class SSHShell: RemoteShell {
     }
 
     /// Runs one command line as the host's shell reads it, output streamed.
-    func runLine(_ line: String, deadlines: CommandDeadlines, output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+    func runLine(_ line: String, stdin: SSHInput? = nil, deadlines: CommandDeadlines,
+                 output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         let connection: SSHConnection
         do { connection = try await pool.acquire(self) } catch {
             if Task.isCancelled { return .cancelled }
@@ -244,7 +236,7 @@ public final class SSHShell: RemoteShell {
         }
         defer { pool.release(connection) }
         do {
-            let r = try await connection.exec(line, stdin: nil, silence: deadlines.silence, total: deadlines.total) { stream, bytes in
+            let r = try await connection.exec(line, stdin: stdin, silence: deadlines.silence, total: deadlines.total) { stream, bytes in
                 output(OutputChunk(stream: stream == .stdout ? .stdout : .stderr, bytes: bytes))
             }
             switch r {
@@ -428,20 +420,35 @@ private final class ConnectionPool: @unchecked Sendable {
     }
 }
 
-/// Takes the first stdout line of a prepare (the push cache's verdict) out of the stream; the rest
-/// (the chained command's output) is forwarded. Keeps the tail of stderr for messages. Chunks arrive serially.
+/// Takes the first stdout line of a prepare (the push check's verdict) out of the stream. After
+/// `keepUnless` (warm) the rest (the chained command's output) is forwarded; after any other first
+/// line it is kept (the missing hashes). Keeps the tail of stderr for messages. Chunks arrive serially.
 private final class FirstLineSplitter: @unchecked Sendable {
     private let lock = NSLock()
     private let forward: @Sendable (OutputChunk) -> Void
+    private let keepUnless: String
     private var head: [UInt8] = []
     private var done = false
+    private var keeping = false
+    private var keptBytes: [UInt8] = []
     private(set) var firstLineStore: String?
     private var stderr: [UInt8] = []
 
-    init(forward: @escaping @Sendable (OutputChunk) -> Void) { self.forward = forward }
+    init(forward: @escaping @Sendable (OutputChunk) -> Void, keepUnless: String) {
+        self.forward = forward
+        self.keepUnless = keepUnless
+    }
 
     var firstLine: String? { lock.lock(); defer { lock.unlock() }; return firstLineStore }
     var stderrTail: [UInt8] { lock.lock(); defer { lock.unlock() }; return stderr }
+    /// The lines after a first line other than `keepUnless`.
+    var kept: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return String(decoding: keptBytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// Kept output beyond this is dropped (a missing-hash list is 65 bytes a file).
+    static let keptLimit = 64 << 20
 
     func consume(_ chunk: OutputChunk) {
         lock.lock()
@@ -452,6 +459,11 @@ private final class FirstLineSplitter: @unchecked Sendable {
             return
         }
         if done {
+            if keeping {
+                if keptBytes.count < Self.keptLimit { keptBytes += chunk.bytes }
+                lock.unlock()
+                return
+            }
             lock.unlock()
             forward(chunk)
             return
@@ -462,25 +474,36 @@ private final class FirstLineSplitter: @unchecked Sendable {
             lock.unlock()
             return
         }
-        firstLineStore = String(decoding: head[..<nl], as: UTF8.self)
+        let first = String(decoding: head[..<nl], as: UTF8.self)
+        firstLineStore = first
         let rest = Array(head[(nl + 1)...])
         head = []
         done = true
+        keeping = first != keepUnless
+        if keeping {
+            keptBytes = rest
+            lock.unlock()
+            return
+        }
         lock.unlock()
         if !rest.isEmpty { forward(OutputChunk(stream: .stdout, bytes: rest)) }
     }
 }
 
-/// The tar stream for one push, pulled chunk by chunk on the connection's thread only.
-private final class TarSource: @unchecked Sendable {
-    private var writer: TarWriter
+/// The stdin of one fill, pulled chunk by chunk on the connection's thread only.
+private final class ChunkSource: @unchecked Sendable {
+    private var chunks: [[UInt8]]
+    private var index = 0
     private(set) var bytesSent = 0
 
-    init(_ writer: TarWriter) { self.writer = writer }
+    init(_ chunks: [[UInt8]]) { self.chunks = chunks }
 
     func next() -> [UInt8]? {
-        let chunk = writer.next()
-        bytesSent += chunk?.count ?? 0
+        guard index < chunks.count else { return nil }
+        let chunk = chunks[index]
+        chunks[index] = []
+        index += 1
+        bytesSent += chunk.count
         return chunk
     }
 }

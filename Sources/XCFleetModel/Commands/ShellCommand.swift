@@ -60,9 +60,10 @@ public enum CommandTermination: Equatable, Codable, Sendable {
 
 /// The result of pushing a workspace.
 public enum PushOutcome: Equatable, Sendable {
-    /// Sent `bytes` bytes (the tar stream) in one round trip.
-    case pushed(bytes: Int)
-    /// The host already had a tree with this content hash; nothing was sent.
+    /// Sent the contents of `files` files the host lacked: `bytes` bytes in all (the file list and
+    /// the blob stream).
+    case pushed(bytes: Int, files: Int)
+    /// The host already held every file; only the file list was sent.
     case unchanged
 }
 

@@ -85,7 +85,7 @@ extension PlanLoader {
         var claims: [String]?
         if let f = object.field("claims") {
             claims = r.array(f) { r, element in
-                guard let id = r.nonEmptyString(element, what: "a contract id such as 'C1'") else { return nil }
+                guard let id = r.nonEmptyString(element, what: "a contract id such as '\(contract?.ids.first ?? "C1")'") else { return nil }
                 if let contract, !contract.ids.contains(id) {
                     r.report("'\(SchemaReader.excerpt(id))' is not an id of the \(contract.version) contract (ids: \(contract.ids.joined(separator: ", ")))", element)
                     return nil
@@ -96,10 +96,16 @@ extension PlanLoader {
 
         var mutants: [MutantSpec] = []
         if let f = object.field("mutants") {
-            mutants += r.array(f) { r, element in readInlineMutant(element, template: template ?? "", reader: &r) } ?? []
+            mutants += r.array(f) { r, element in readInlineMutant(element, template: template ?? "", contract: contract, reader: &r) } ?? []
         }
         if let adapter, let f = object.field("adapter") {
             mutants += besideAdapterMutants(adapter, template: template ?? "", field: f, reader: &r)
+        }
+        if let contract {
+            for m in mutants where !contract.ids.contains(m.contract) {
+                r.report("mutant \(m.id) names '\(SchemaReader.excerpt(m.contract))', not an id of the \(contract.version) contract (ids: \(contract.ids.joined(separator: ", ")); declared in \(m.declaredIn ?? "the plan"))",
+                         object.field("mutants") ?? object.field("adapter") ?? field)
+            }
         }
         var seen: Set<String> = []
         for m in mutants where !seen.insert(m.id).inserted {
@@ -162,12 +168,12 @@ extension PlanLoader {
         return out
     }
 
-    private static func readInlineMutant(_ field: SchemaField, template: String, reader r: inout SchemaReader) -> MutantSpec? {
+    private static func readInlineMutant(_ field: SchemaField, template: String, contract info: ContractInfo?, reader r: inout SchemaReader) -> MutantSpec? {
         guard let object = r.object(field) else { return nil }
         r.checkKeys(object, allowed: mutantKeys)
         let id = r.required(object, "id", hint: "letters, digits, - and _").flatMap { r.nonEmptyString($0, what: "a mutant id") }
         let fault = r.required(object, "fault", hint: "what is broken, in words").flatMap { r.nonEmptyString($0, what: "the fault in words") }
-        let contract = r.required(object, "contract", hint: "the contract id whose test must kill it, e.g. \"C1\"").flatMap { r.nonEmptyString($0, what: "a contract id") }
+        let contract = r.required(object, "contract", hint: "the contract id whose test must kill it, e.g. \"\(info?.ids.first ?? "C1")\"").flatMap { r.nonEmptyString($0, what: "a contract id") }
         var edits: [MutantEdit] = []
         if let f = r.required(object, "edits", hint: "[{\"file\": …, \"find\": …, \"replace\": …}], paths relative to the package") {
             edits = r.array(f) { r, element in

@@ -9,7 +9,8 @@ import XCFleetBasics
 public enum PlanLoader {
     /// Keys of a suite object, in the order they are documented.
     public static let suiteKeys = ["name", "template", "kind", "parameters", "requires", "shards", "repetitions",
-                                   "retries", "allowFlaky", "mutants", "timeouts", "timeoutSeconds", "destination", "xcode", "subject"]
+                                   "retries", "allowFlaky", "mutants", "timeouts", "timeoutSeconds", "destination", "xcode", "subject",
+                                   "package", "filter", "skip", "workspace", "project", "scheme", "testPlan", "configurations"]
     public static let planKeys = ["name", "description", "defaults", "suites"]
     public static let timeoutKeys = ["connect", "push", "build", "test", "silence", "cleanup"]
     public static let retryKeys = ["infrastructure", "testFailures"]
@@ -51,10 +52,12 @@ public enum PlanLoader {
 
         var defaults = SuiteFields()
         if let field = root.field("defaults"), let object = r.object(field) {
-            r.checkKeys(object, allowed: suiteKeys.filter { $0 != "name" && $0 != "template" && $0 != "subject" },
+            r.checkKeys(object, allowed: suiteKeys.filter { !["name", "template", "subject"].contains($0) && !packageOnlyKeys.contains($0)
+                                                                && !xcodeOnlyKeys.contains($0) },
                         misplaced: ["name": "each suite needs its own name; set it in the suite",
                                     "template": "set the template in each suite",
-                                    "subject": "set the subject in each suite"])
+                                    "subject": "set the subject in each suite"].merging(packageKeysInDefaults) { a, _ in a }
+                                                                               .merging(xcodeKeysInDefaults) { a, _ in a })
             defaults = readFields(object, reader: &r)
         }
 
@@ -102,7 +105,13 @@ public enum PlanLoader {
         let known = knownTemplates.sorted()
         let knownList = known.isEmpty ? "no templates are installed" : "known templates: " + known.joined(separator: ", ")
         var template: String?
-        if let field = r.required(object, "template", hint: knownList), let s = r.string(field) {
+        let namesXcode = object.field("workspace") != nil || object.field("project") != nil
+        if namesXcode {
+            template = xcodeSuiteTemplate(object, reader: &r)
+        } else if object.field("package") != nil {
+            template = packageSuiteTemplate(object, reader: &r)
+        } else if let field = r.required(object, "template", hint: knownList + "; or name your own package (\"package\": \"path/to/it\") or Xcode project (\"project\": \"App.xcodeproj\", \"scheme\": \"App\")"),
+                  let s = r.string(field) {
             if knownTemplates.contains(s) {
                 template = s
             } else if let suggestion = SchemaReader.suggestion(for: s, among: known) {
@@ -122,11 +131,14 @@ public enum PlanLoader {
         }
         var subject: SubjectSpec?
         var subjectOK = true
-        if let field = object.field("subject") {
+        if let field = object.field("subject"), object.field("package") == nil { // a package suite says why it takes none
             subject = readSubject(field, template: template, planPath: planPath, reader: &r)
             subjectOK = subject != nil
         }
-        guard let name, let template, subjectOK else { return nil }
+        let package = namesXcode ? (ok: true, suite: nil)
+            : readPackageSuite(object, merged: (merged.mutants ?? false, merged.destination), planPath: planPath, reader: &r)
+        let xcodeProject = readXcodeProject(object, merged: (merged.mutants ?? false, merged.destination), planPath: planPath, reader: &r)
+        guard let name, let template, subjectOK, package.ok, xcodeProject.ok else { return nil }
 
         let base = PhaseTimeouts.defaults
         let t = merged.timeouts
@@ -142,6 +154,8 @@ public enum PlanLoader {
                          allowFlaky: merged.allowFlaky ?? false, mutants: mutants, timeouts: timeouts,
                          destination: merged.destination, xcode: merged.xcode,
                          secretParameters: merged.secret.isEmpty ? nil : merged.secret.sorted(), subject: subject)
+            .withPackage(package.suite)
+            .withXcodeProject(xcodeProject.suite)
     }
 
     /// The suite keys shared by suites and `defaults` (everything but name and template).

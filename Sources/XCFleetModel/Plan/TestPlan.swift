@@ -112,7 +112,8 @@ public struct RetryPolicy: Equatable, Codable, Sendable {
 /// One suite of a plan.
 public struct SuiteSpec: Equatable, Codable, Sendable {
     public var name: String
-    /// A folder under `Templates/` (`cache-contract`, `pressure-probes`, `combine-lifetime`).
+    /// A folder under `Templates/` (`cache-contract`, `pressure-probes`, `combine-lifetime`); "" for
+    /// a suite that names a `package` instead.
     public var template: String
     public var kind: SuiteKind
     /// Values written to the rendered package's generated settings file.
@@ -138,6 +139,12 @@ public struct SuiteSpec: Equatable, Codable, Sendable {
     public var xcode: String?
     /// A team's implementation under the contract (nil: xcfleet's own reference `CacheContract`).
     public var subject: SubjectSpec? = nil
+    /// A team's own package run as it is, instead of a template (`template` is then ""; nil in
+    /// older events).
+    public var package: PackageSuite? = nil
+    /// A team's own Xcode workspace or project run as it is, instead of a template (`template` is
+    /// then ""; nil in older events).
+    public var xcodeProject: XcodeProjectSuite? = nil
 
     public init(name: String, template: String, kind: SuiteKind = .gate, parameters: [String: PlanValue] = [:],
                 requires: [String] = [], shards: Int = 1, repetitions: Int = 1, retries: RetryPolicy = RetryPolicy(),

@@ -17,12 +17,12 @@ public struct TemplateInfo: Equatable, Sendable {
     public static let all: [TemplateInfo] = [
         TemplateInfo(name: "cache-contract", testTarget: "CacheContractTests", requires: [], contract: .cache, surface: "cache-contract"),
         TemplateInfo(name: "pressure-probes", testTarget: "PressureProbeTests", requires: [], surface: "cache-contract"),
-        TemplateInfo(name: "combine-lifetime", testTarget: "CombineLifetimeTests", requires: ["combine"]),
+        TemplateInfo(name: "combine-lifetime", testTarget: "CombineLifetimeTests", requires: ["combine"], contract: .combine, surface: "combine-lifetime"),
     ]
 
     public static func named(_ name: String) -> TemplateInfo? { all.first { $0.name == name } }
     /// Folders of `Templates/` that are not templates.
-    public static let reservedFolders: Set<String> = ["package", "subject-package", "mutants", "adapters"]
+    public static let reservedFolders: Set<String> = ["package", "subject-package", "mutants", "adapters", "contract-kit"]
     public static var names: Set<String> { Set(all.map(\.name)) }
 
     package init(name: String, testTarget: String, requires: [String], contract: ContractInfo? = nil, surface: String? = nil) {
@@ -55,4 +55,6 @@ public struct ContractInfo: Equatable, Sendable {
 
     /// C1–C13 and K5/K6 (the Combine-free request gate); C9 (pressure probes), C12 and C13 (report sections) have no gate tests.
     public static let cache = ContractInfo(version: "cache-contract/2", ids: (1...13).map { "C\($0)" } + ["K5", "K6"])
+    /// K1–K11, the Combine lifetime contract; its tests compile and run only where Combine exists (macOS hosts).
+    public static let combine = ContractInfo(version: "combine-lifetime/1", ids: (1...11).map { "K\($0)" })
 }

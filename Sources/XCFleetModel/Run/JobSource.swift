@@ -12,6 +12,12 @@ public struct JobSource: Equatable, Sendable {
     public enum Origin: Equatable, Sendable {
         /// A package rendered from one of our templates (`Renderer`): the template's name.
         case template(String)
+        /// A team's own SwiftPM package (`PackageSuite`): its folder relative to the repository that is
+        /// pushed ("" for the repository's top). Its tests are the ones discovered after the build.
+        case package(String)
+        /// A team's own Xcode workspace or project (`XcodeProjectSuite`), built for its scheme and
+        /// test plan; its tests are the ones `-enumerate-tests` lists after the build.
+        case xcodeProject(XcodeProjectSuite)
     }
 
     /// The tool that builds and tests the workspace.
@@ -34,8 +40,27 @@ public struct JobSource: Equatable, Sendable {
         self.driver = driver
     }
 
-    /// The steps an attempt of this source runs, in order (cleanup always follows).
-    public var steps: [AttemptStep] { driver.steps }
+    /// The steps an attempt of this source runs, in order (cleanup always follows). A package lists
+    /// the tests of what was built (`discover`) before it runs them.
+    public var steps: [AttemptStep] {
+        switch origin {
+        case .package where driver == .swiftPM: return [.push, .build, .discover, .test, .collect]
+        case .xcodeProject: return [.push, .build, .discover, .test, .collect]
+        case .template, .package: return driver.steps
+        }
+    }
+
+    /// The Xcode workspace or project, for an Xcode project source.
+    public var xcodeProject: XcodeProjectSuite? {
+        if case .xcodeProject(let project) = origin { return project }
+        return nil
+    }
+
+    /// The package's folder relative to the pushed tree, for a package source.
+    public var packageDirectory: String? {
+        if case .package(let dir) = origin { return dir }
+        return nil
+    }
 
     /// How the build step's failure is named when the output held no compiler error.
     public var buildToolName: String { driver.buildToolName }
@@ -74,6 +99,9 @@ public enum AttemptStep: String, Equatable, Sendable, CaseIterable {
     case push
     /// Build, or reuse a cached build of the same key (Xcode: also choose the Xcode and boot the simulator).
     case build
+    /// List the tests of what was built (`swift test list` of the built products, without a
+    /// rebuild): the attempt's manifest, logged as `testsDiscovered`. Package sources only.
+    case discover
     /// Run the tests, output streamed to the parser.
     case test
     /// Read what the test run left behind: its attachments folder (docs/attachments.md) and, for
@@ -84,7 +112,7 @@ public enum AttemptStep: String, Equatable, Sendable, CaseIterable {
     public var phase: Phase {
         switch self {
         case .push: return .push
-        case .build: return .build
+        case .build, .discover: return .build
         case .test: return .test
         case .collect: return .fetch
         }

@@ -58,6 +58,8 @@ public struct JobPlanned: Equatable, Codable, Sendable {
     public var expectedTests: [String]
     /// SHA-256 of the pushed workspace (absent in runs recorded before history existed).
     public var contentHash: String?
+    /// The test-plan configuration an Xcode project job runs (`-only-test-configuration`; nil: all).
+    public var configuration: String? = nil
 
     public init(jobID: String, suite: String, kind: SuiteKind, shard: Int = 0, shardCount: Int = 1, repetition: Int = 0, mutant: String? = nil, mutantFault: String? = nil,
                 expectedTests: [String], contentHash: String? = nil) {
@@ -123,6 +125,8 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case note(String)
         /// Where an attempt's build came from and what it cost (see docs/builds.md).
         case build(AttemptRef, BuildRecord)
+        /// What an attempt's push sent (absent in runs recorded before incremental pushes).
+        case push(AttemptRef, PushRecord)
         case runFinished(interrupted: Bool)
         /// Where each file of a job's rendered package came from (written after `jobPlanned`).
         case sourceMap(jobID: String, map: SourceMap)
@@ -139,6 +143,9 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case hostProvisioned(host: String, seconds: Double)
         /// The quarantine in force (written after `runStarted`; see docs/history.md, "Quarantine").
         case quarantine([QuarantineEntry])
+        /// The tests a package job's attempt found in what was built, and the part it runs (after
+        /// the build, before the test run; absent in older runs).
+        case testsDiscovered(AttemptRef, TestsDiscovered)
         /// What an attempt's collect step fetched into `attachments/` and what it left out (docs/attachments.md).
         case attachments(AttemptRef, AttachmentsCollected)
     }

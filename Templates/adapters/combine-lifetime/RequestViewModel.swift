@@ -1,11 +1,6 @@
 #if canImport(Combine)
 import Combine
 
-/// The failure a request publisher may end with in these tests.
-struct RequestFailure: Error, Equatable {
-    let code: Int
-}
-
 /// K5/K6/K8/K11 (code under test): a screen model that starts requests with increasing ids.
 /// Id changes and state writes happen on the caller's thread (one serial context); only the
 /// latest request writes the visible state, and only while the view is shown. Cancel stops
@@ -16,10 +11,12 @@ final class RequestViewModel {
     /// The id of the latest request; 0 before the first.
     private(set) var latestRequestID = 0
     private(set) var isVisible = true
-    let probe = LifetimeProbe()
+    let probe: LifetimeProbe
     private var requests: [Int: RequestSubscriber<String, RequestFailure>] = [:]
 
-    init() {}
+    init(probe: LifetimeProbe = LifetimeProbe()) {
+        self.probe = probe
+    }
 
     deinit {
         for subscriber in requests.values { subscriber.cancel() }

@@ -1,0 +1,98 @@
+import Foundation
+import XCFleetModel
+import XCFleetCore
+
+/// A team's package (`JobSource.Origin.package`): after the cached build, `discover` lists the
+/// built bundle's tests and chooses this attempt's part (`PackageSelection`), logged as
+/// `testsDiscovered`; `test` runs exactly that part from the bundle (`PackageTestCommands`). Both
+/// run in the package's folder of the job directory; nothing is rebuilt and nothing is written into
+/// the build.
+extension SwiftPMSteps {
+    func discover() async -> AttemptMachine.StepResult {
+        let job = executor.job, shell = executor.shell, ref = executor.ref
+        let timeouts = job.spec.timeouts
+        do {
+            let identity = try await executor.toolchains.identity(for: shell)
+            let (bundle, buildFolder) = try builtBundle()
+            let sink = OutputSink(limit: 16 << 20)
+            let list = ShellCommand(PackageTestCommands.list(bundle: bundle, packageFolder: buildFolder, records: packageFolder + "/.xcfleet-tests.jsonl",
+                                                             darwin: ToolchainIdentity.os(of: identity) == "Darwin"))
+            let termination = try await shell.run(executor.record?.wrap(list) ?? list, in: packageFolder,
+                                                  deadlines: CommandDeadlines(total: timeouts.test, silence: timeouts.silence)) { sink.add($0) }
+            switch termination {
+            case .timedOut, .connectionLost, .cancelled: return .ended(termination)
+            case .exited, .signaled: break
+            }
+            // The plain lists, then (after the marker) Swift Testing's records of its tests.
+            let text = sink.stdoutText
+            let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
+            let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
+            let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
+            let failure = termination == .exited(0) ? nil
+                : "listing the built tests (\((bundle as NSString).lastPathComponent) --list-tests) ended \(termination.consoleText)"
+                    + (sink.stderrTail.isEmpty ? "" : ": " + sink.stderrTail)
+            let found = PackageSelection.select(listed: listed, listFailure: failure, package: job.spec.package, shard: job.planned.shard,
+                                                shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
+                                                displayNames: displayNames)
+            discovery = found
+            swiftTesting = Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" })
+            executor.log.append(.testsDiscovered(ref, found))
+            return .discovered(problem: found.problem)
+        } catch let stop as StepStop {
+            return stop.result
+        } catch let error as RemoteShellError {
+            return .failed(error.kind == .connect ? .hostLost(error.description) : .host(error.description), timedOut: error.kind == .timeout)
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            return .failed(.host("\(shell.host.name): \(error)"))
+        }
+    }
+
+    func runPackageTests() async -> AttemptMachine.StepResult {
+        let job = executor.job, shell = executor.shell
+        let timeouts = job.spec.timeouts
+        guard let found = discovery else { return .failed(.host("the test step ran before the tests were discovered")) }
+        // A shard whose part is empty (more shards than tests) has nothing to run.
+        guard !found.selected.isEmpty else { return .ended(.exited(0)) }
+        do {
+            let identity = try await executor.toolchains.identity(for: shell)
+            let (bundle, buildFolder) = try builtBundle()
+            let everything = found.selected.count == found.tests.count
+            let args = PackageTestCommands.run(bundle: bundle, packageFolder: buildFolder, darwin: ToolchainIdentity.os(of: identity) == "Darwin",
+                                               selected: everything ? nil : found.selected, all: found.tests, swiftTesting: swiftTesting)
+            let command = ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: job.planned))
+            let collector = self.collector
+            let termination = try await shell.run(executor.record?.wrap(command) ?? command, in: packageFolder,
+                                                  deadlines: CommandDeadlines(total: timeouts.test, silence: timeouts.silence)) { collector.consume($0) }
+            collector.finishStream()
+            return .ended(termination)
+        } catch let stop as StepStop {
+            return stop.result
+        } catch let error as RemoteShellError {
+            return .failed(error.kind == .connect ? .hostLost(error.description) : .host(error.description), timedOut: error.kind == .timeout)
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            return .failed(.host("\(shell.host.name): \(error)"))
+        }
+    }
+
+    /// The package's folder in the job directory (where its tests run, as `swift test` would).
+    private var packageFolder: String {
+        let dir = executor.job.source.packageDirectory ?? ""
+        return dir.isEmpty ? directory : directory + "/" + dir
+    }
+
+    /// The cached build's test bundle and the package folder of that build.
+    private func builtBundle() throws -> (bundle: String, packageFolder: String) {
+        let products = scanner.products
+        guard products.count == 1, let bundle = products.first else {
+            throw StepStop(.failed(.host("the build cache on \(executor.shell.host.name) reported \(products.count) test bundles (expected one <Package>PackageTests.xctest)")))
+        }
+        // <build>/<package>/.build/debug/<Name>PackageTests.xctest
+        let folder = ((((bundle as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent as NSString)
+            .deletingLastPathComponent)
+        return (bundle, folder)
+    }
+}
