@@ -110,6 +110,27 @@ final class AttachmentRunTests: XCTestCase {
         try runAndCheck(fleet: fleet, host: "local")
     }
 
+    /// The fleet's caps replace the defaults: a run cap of 12 bytes takes the 8-byte screenshot only.
+    func testTheFleetsCapsApply() throws {
+        let swift = try FakeToolchain.install(in: dir)
+        let fleet = dir.appendingPathComponent("fleet.json")
+        try Data(#"{"attachmentRunBytes": 12, "attachmentFilesPerAttempt": 10, "hosts": [{"name": "local", "transport": "local", "environment": \#(environmentJSON()), "toolchain": {"swiftPath": "\#(swift.path)"}}]}"#.utf8).write(to: fleet)
+        let runs = dir.appendingPathComponent("runs")
+        let result = try FakeToolchain.xcfleet(["run", "Plans/cache-contract.json", "--fleet", fleet.path, "--runs", runs.path, "--run-id", "caps", "--no-history"])
+        XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
+        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: runs.appendingPathComponent("caps/report.json")))
+        let attempt = try XCTUnwrap(report.suites.first?.jobs.first?.decisive)
+        XCTAssertEqual(attempt.tests.compactMap(\.attachments).flatMap { $0 }.map(\.bytes), [8])
+        let why = Dictionary(uniqueKeysWithValues: (attempt.attachments?.leftOut ?? []).map { ($0.name, $0.reason) })
+        XCTAssertEqual(why["server.log"], "over the run's cap of 12 bytes (8 bytes already fetched)")
+        XCTAssertEqual(why["<img src=x onerror=alert(1)>.html"], "over the run's cap of 12 bytes (0 bytes already fetched)")
+        // A bad value is bad input: one line naming the key, exit 2.
+        try Data(#"{"attachmentFileBytes": -1, "hosts": [{"name": "local", "transport": "local"}]}"#.utf8).write(to: fleet)
+        let bad = try FakeToolchain.xcfleet(["run", "Plans/cache-contract.json", "--fleet", fleet.path, "--runs", runs.path, "--no-history"])
+        XCTAssertEqual(bad.status, 2, bad.stdout + bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("attachmentFileBytes"), bad.stderr)
+    }
+
     func testAFailingTestsAttachmentsComeBackOverSSH() throws {
         let h = try XCTUnwrap(TestHosts.hosts().first)
         let swift = try FakeToolchain.install(in: dir)

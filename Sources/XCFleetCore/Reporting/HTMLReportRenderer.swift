@@ -27,7 +27,8 @@ public struct HTMLReportRenderer: ReportRendering {
 
     /// The page's Content-Security-Policy: nothing may load or run but the one `<style>` element
     /// it carries (by its SHA-256), its `style` attributes and images of its own origin (the run
-    /// directory's attachments) — no script at all, no remote image, no font, frame, form target or base URL. An injected `<script>` or `javascript:` link does nothing.
+    /// directory's attachments) — no script at all, no remote image, no font, frame, form target
+    /// or base URL. An injected `<script>` or `javascript:` link does nothing.
     /// `style-src 'unsafe-inline'` is only for browsers without `style-src-elem`/`-attr` (CSP 3):
     /// a browser that knows hashes ignores it.
     static func contentSecurityPolicy(style: String) -> String {
@@ -218,9 +219,10 @@ public struct HTMLReportRenderer: ReportRendering {
                 let retries = ReportFacts.infraRetries(job)
                 let outcomes = ReportFacts.outcomes(job)
                 let notRun = outcomes.filter { $0.category == .notRun }
+                let attached = ReportAttachments.byTest(job)
                 for o in outcomes where o.category != .notRun {
                     let plain = o.category == .passed && retries.isEmpty && knownFlaky[TrendSummary.key(suite: job.planned.suite, test: o.id)] == nil
-                    rows.append((o.rank, rows.count, testRow(o, job: job, label: label, retries: retries), plain))
+                    rows.append((o.rank, rows.count, testRow(o, job: job, label: label, retries: retries, attached: attached[o.id] ?? []), plain))
                 }
                 if !notRun.isEmpty { rows.append((3, rows.count, notRunRow(notRun, job: job, label: label), false)) }
                 let details = ReportFacts.jobLevelDetails(job)
@@ -288,7 +290,7 @@ public struct HTMLReportRenderer: ReportRendering {
         return b
     }
 
-    private func testRow(_ o: TestOutcome, job: JobReport, label: String, retries: [AttemptReport]) -> String {
+    private func testRow(_ o: TestOutcome, job: JobReport, label: String, retries: [AttemptReport], attached: [AttachmentFile]) -> String {
         let pillClass: String
         switch o.category {
         case .passed: pillClass = "passed"
@@ -323,7 +325,7 @@ public struct HTMLReportRenderer: ReportRendering {
         case .passed:
             break
         }
-        b += attachmentsBlock(ReportAttachments.files(of: o.id, in: job))
+        b += attachmentsBlock(attached)
         for e in o.earlier {
             let f = e.failures.first ?? FailureDetail(message: "failed")
             b += "<div class=\"note\">attempt \(e.attempt) on \(h(e.host)) failed:</div>" + failureBox(f)

@@ -173,6 +173,7 @@ public struct JUnitReportRenderer: ReportRendering {
         }()
         if let mutant = job.planned.mutant { return [mutantCase(job, suite: suite, mutant: mutant)] }
         var cases: [Case] = []
+        let attached = ReportAttachments.byTest(job)
         for o in ReportFacts.ordered(ReportFacts.outcomes(job)) {
             var c = Case(classname: o.id.suite.isEmpty ? suite.name : o.id.suite, name: o.id.name + suffix, time: o.seconds)
             let entry = o.quarantined ? report.quarantineEntry(suite: suite.name, id: o.id) : nil
@@ -211,8 +212,8 @@ public struct JUnitReportRenderer: ReportRendering {
                 c.body.append(element("error", [("message", reason), ("type", "not-run")], text: reason))
                 c.errors = 1
             }
-            let attached = ReportAttachments.junitLines(ReportAttachments.files(of: o.id, in: job))
-            if !attached.isEmpty { c.body.append("<system-out>" + ReportText.xmlText(attached.joined(separator: "\n")) + "</system-out>") }
+            let lines = ReportAttachments.junitLines(attached[o.id] ?? [])
+            if !lines.isEmpty { c.body.append("<system-out>" + ReportText.xmlText(lines.joined(separator: "\n")) + "</system-out>") }
             cases.append(c)
         }
         // A red job none of whose tests is red (infra failure, build error, an abnormal exit after

@@ -51,6 +51,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                 // Cause first: crashed, timed out and failed tests, then the tests that did not run
                 // because of them, once, then what no test carries.
                 let outcomes = ReportFacts.ordered(ReportFacts.outcomes(job))
+                let attached = ReportAttachments.byTest(job)
                 for o in outcomes {
                     switch o.category {
                     case .failed, .crashed, .timedOut:
@@ -61,7 +62,7 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                         let trace = o.category == .crashed ? ReportText.backtraceExcerpt(job.decisive?.backtrace).map { " · backtrace: \(md(ReportText.clip($0, maxMessageLength)))" } ?? "" : ""
                         failures.append((suite.spec.name, host, "\(md(o.id.description)) — \(label)\(loc)\(md(ReportText.clip(message, maxMessageLength)))"
                                          + trace + Self.flakySuffix(knownFlaky, suite: job.planned.suite, test: o.id)
-                                         + Self.attachmentLinks(ReportAttachments.files(of: o.id, in: job)) + log))
+                                         + Self.attachmentLinks(attached[o.id] ?? []) + log))
                     case .flaky:
                         let hosts = o.earlier.map { "attempt \($0.attempt) on \(md($0.host))" }.joined(separator: ", ")
                         flaky.append("\(md(suite.spec.name)) · \(md(o.id.description)) — failed in \(hosts.isEmpty ? "an earlier attempt" : hosts), passed on \(md(host))")

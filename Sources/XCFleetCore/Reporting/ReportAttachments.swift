@@ -7,13 +7,14 @@ import XCFleetModel
 /// are rendered (an edited `events.jsonl` may name anything): only `attachments/…` made of plain
 /// `A-Z a-z 0-9 . _ -` components becomes a link or an image.
 package enum ReportAttachments {
-    /// The files test `id` left in the job's decisive attempt.
-    package static func files(of id: TestIdentifier, in job: JobReport) -> [AttachmentFile] {
-        guard let tests = job.decisive?.tests else { return [] }
-        for t in tests.reversed() where t.id == id {
-            if let files = t.attachments { return files }
+    /// The files each test left in the job's decisive attempt (its last execution that has any),
+    /// once per job: renderers look tests up here, never by scanning the attempt per test.
+    package static func byTest(_ job: JobReport) -> [TestIdentifier: [AttachmentFile]] {
+        var out: [TestIdentifier: [AttachmentFile]] = [:]
+        for t in job.decisive?.tests ?? [] {
+            if let files = t.attachments { out[t.id] = files }
         }
-        return []
+        return out
     }
 
     /// The decisive attempt's files that no test claimed.

@@ -44,14 +44,14 @@ struct AttachmentFetcher: Sendable {
     var secrets: [String]
     var seconds: Double
 
-    /// What came back, and what not; empty when the folder held nothing. Never throws: a host
-    /// problem is one left-out line (the attempt's verdict does not depend on attachments).
     /// A file's test and shown name, when the tool that wrote it said (the result bundle's manifest).
     struct Hint: Sendable {
         var test: String?
         var name: String
     }
 
+    /// What came back, and what not; empty when the folder held nothing. Never throws: a host
+    /// problem is one left-out line (the attempt's verdict does not depend on attachments).
     /// `hints`: when given, only the files they name are fetched (a result bundle's export, not its
     /// manifest), shown under their names, each given to its test; `prefix`: a folder they go under.
     func fetch(folder: String, in jobDirectory: String, events: [TestEvent],
@@ -95,10 +95,10 @@ struct AttachmentFetcher: Sendable {
         }()
         let written = (try? await offPool { [self] in
             write(decision.take, from: entries, recorded: recorded, tests: tests, hints: hints ?? [:], missing: why, prefix: prefix)
-        }) ?? (files: [], leftOut: decision.take.map { AttachmentLeftOut(name: $0.name, bytes: $0.bytes, reason: "could not be written into the run directory") })
+        }) ?? (files: [], leftOut: decision.take.map { AttachmentLeftOut(name: $0.name, bytes: $0.bytes, reason: "could not be written into the run directory") }, listedBytes: 0)
         collected.files = written.files
         collected.leftOut += written.leftOut
-        budget.giveBack(decision.bytes - written.files.reduce(0) { $0 + $1.bytes })
+        budget.giveBack(decision.bytes - written.listedBytes)
         return collected
     }
 
@@ -108,13 +108,14 @@ struct AttachmentFetcher: Sendable {
 
     /// Writes the chosen files that arrived whole, at their listed size.
     private func write(_ take: [AttachmentSelection.Entry], from entries: [TarReader.Entry], recorded: [String: TestIdentifier],
-                       tests: [TestIdentifier], hints: [String: Hint], missing: String, prefix: String?) -> (files: [AttachmentFile], leftOut: [AttachmentLeftOut]) {
+                       tests: [TestIdentifier], hints: [String: Hint], missing: String, prefix: String?) -> (files: [AttachmentFile], leftOut: [AttachmentLeftOut], listedBytes: Int) {
         var byName: [String: TarReader.Entry] = [:]
         for e in entries where e.kind == .file && !e.truncated { byName[e.name] = e }
         let redactor = Redactor(secrets: secrets)
         var taken = Set<String>()
         var files: [AttachmentFile] = []
         var leftOut: [AttachmentLeftOut] = []
+        var listedBytes = 0
         for want in take {
             let hint = hints[want.name]
             let test = hint.map(\.test) ?? AttachmentAttribution.test(for: want.name, recorded: recorded, tests: tests)
@@ -130,11 +131,12 @@ struct AttachmentFetcher: Sendable {
             do {
                 try Self.createFile(relative, in: runDirectory, contents: bytes)
                 files.append(AttachmentFile(name: shownName, path: relative, bytes: bytes.count, kind: AttachmentNames.kind(of: safe), test: test))
+                listedBytes += want.bytes
             } catch {
                 leftOut.append(AttachmentLeftOut(name: want.name, bytes: want.bytes, reason: "could not be written: \(error)", test: test))
             }
         }
-        return (files, leftOut)
+        return (files, leftOut, listedBytes)
     }
 
     /// Creates `relative` (components already safe) strictly inside `root`: each folder made or

@@ -176,7 +176,7 @@ actor RunCoordinator {
     /// The builds xcfleet made, per host (what a cached build must match).
     private var buildTrust = BuildTrust()
     /// What the run's attempts fetched as attachments (the run cap, docs/attachments.md).
-    private let attachmentBudget = AttachmentBudget()
+    private var attachmentBudget = AttachmentBudget()
 
     init(log: EventLog, runDirectory: URL, shellFactory: @escaping ShellFactory) {
         self.log = log
@@ -201,6 +201,7 @@ actor RunCoordinator {
         self.leases = leases
         self.runID = runID
         minimumFreeBytes = fleet.minFreeDiskBytes ?? HostProbe.defaultMinimumFreeBytes
+        attachmentBudget = AttachmentBudget(limits: fleet.attachmentLimits ?? .defaults)
         await leases.setLostHandler { host, slots in
             Task { await self.setAside(host, reason: "slot lease \(slots.map(String.init).joined(separator: ",")) was taken over by another run") }
         }

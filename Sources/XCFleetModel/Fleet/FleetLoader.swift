@@ -8,7 +8,8 @@ import XCFleetBasics
 /// the fleet file's folder, `~/` against the home directory. Values marked secret never appear in
 /// a message.
 public enum FleetLoader {
-    public static let fleetKeys = ["hosts", "provisioner", "maxInfraFailureRate", "minFreeDiskBytes"]
+    public static let fleetKeys = ["hosts", "provisioner", "maxInfraFailureRate", "minFreeDiskBytes",
+                                   "attachmentFileBytes", "attachmentRunBytes", "attachmentFilesPerAttempt"]
     public static let hostKeys = ["name", "transport", "address", "port", "user", "identityFile", "useAgent", "passphraseEnv",
                                   "knownHostsFile", "hostKeyPolicy", "labels", "slots", "workRoot", "toolchain", "environment",
                                   "deadPeerSeconds", "cache", "pricePerHour"]
@@ -91,8 +92,11 @@ public enum FleetLoader {
         if let field = root.field("maxInfraFailureRate") { maxRate = number(field, in: 0...1, what: "a rate between 0 and 1, e.g. 0.5", reader: &r) }
         var minFree: Int64?
         if let field = root.field("minFreeDiskBytes"), let n = r.int(field, in: 0...Int.max) { minFree = Int64(n) }
+        let attachments = attachmentLimits(root, reader: &r)
         guard r.problems.isEmpty else { return nil }
-        return Fleet(hosts: hosts, provisioner: provisioner, sourcePath: path, maxInfraFailureRate: maxRate, minFreeDiskBytes: minFree)
+        var fleet = Fleet(hosts: hosts, provisioner: provisioner, sourcePath: path, maxInfraFailureRate: maxRate, minFreeDiskBytes: minFree)
+        fleet.attachmentLimits = attachments
+        return fleet
     }
 
     private static func readProvisioner(_ object: SchemaObject, paths: FleetPathResolver, reader r: inout SchemaReader) -> ProvisionerSpec? {
@@ -371,6 +375,17 @@ public enum FleetLoader {
 
     private static func isNameScalar(_ s: Unicode.Scalar) -> Bool {
         s.isASCIILetterOrUnderscore || ("0"..."9").contains(s) || s == "." || s == "-"
+    }
+
+    /// `attachmentFileBytes`, `attachmentRunBytes`, `attachmentFilesPerAttempt` (docs/attachments.md):
+    /// nil when none is given; each one given replaces its default (0 fetches nothing).
+    private static func attachmentLimits(_ root: SchemaObject, reader r: inout SchemaReader) -> AttachmentLimits? {
+        var limits = AttachmentLimits.defaults
+        var given = false
+        if let field = root.field("attachmentFileBytes"), let n = r.int(field, in: 0...Int.max) { limits.fileBytes = n; given = true }
+        if let field = root.field("attachmentRunBytes"), let n = r.int(field, in: 0...Int.max) { limits.runBytes = n; given = true }
+        if let field = root.field("attachmentFilesPerAttempt"), let n = r.int(field, in: 0...100_000) { limits.filesPerAttempt = n; given = true }
+        return given ? limits : nil
     }
 }
 

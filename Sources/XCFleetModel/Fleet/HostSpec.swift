@@ -12,6 +12,9 @@ public struct Fleet: Equatable, Codable, Sendable {
     /// Fleet key `minFreeDiskBytes`: a host with less free disk under its work root is set aside
     /// at admission and shown ✘ by `hosts check` (nil: `HostProbe.defaultMinimumFreeBytes`, 2 GiB).
     public var minFreeDiskBytes: Int64?
+    /// Fleet keys `attachmentFileBytes`, `attachmentRunBytes`, `attachmentFilesPerAttempt`: the caps
+    /// on what a run fetches from the attachments folders (nil: `AttachmentLimits.defaults`).
+    public var attachmentLimits: AttachmentLimits? = nil
 
     public init(hosts: [HostSpec], provisioner: ProvisionerSpec? = nil, sourcePath: String? = nil, maxInfraFailureRate: Double? = nil,
                 minFreeDiskBytes: Int64? = nil) {
