@@ -136,6 +136,26 @@ final class IncrementalPushTests: XCTestCase {
         try await incrementalPush(local(), fresh: local())
     }
 
+    /// A repository of thousands of files: the file list (here about 400 kB) travels on stdin, so
+    /// no argument-length limit of the host (128 KiB for one argument on Linux) applies.
+    func testSSHPushOfThousandsOfFilesIsNotBoundByArgumentLength() async throws {
+        let shell = try await ssh(1)
+        let files = (0..<3_000).map { i in
+            WorkspaceFile(path: "Sources/Module\(i / 100)/" + String(repeating: "LongName", count: 6) + "\(i).swift", contents: Data("// \(i)\n".utf8))
+        }
+        let ws = Workspace(files: files)
+        XCTAssertGreaterThan(PushCacheScript.Plan(ws).manifestInput.count, 300_000)
+        let dir = try await shell.makeJobDirectory(jobID: "big")
+        guard case .pushed(_, 3_000) = try await shell.push(ws, to: dir) else { return XCTFail("every file is sent to an empty store") }
+        var changed = files
+        changed[1_234].contents = Data("// changed\n".utf8)
+        let again = try await shell.makeJobDirectory(jobID: "big")
+        let second = try await shell.push(Workspace(files: changed), to: again)
+        guard case .pushed(_, 1) = second else { return XCTFail("one file changed, got \(second)") }
+        try Self.expected(Workspace(files: changed), in: again)
+        await shell.close()
+    }
+
     /// prepareJob over SSH runs the chained command in the same round trip as the check on a host
     /// holding every file, and after the fill (on its exec line) on a host lacking some; the
     /// missing-hash list and the fill's line never reach the command's output.
