@@ -84,6 +84,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     let scanner = BuildProtocolScanner()
     /// A package job's discovered tests and this attempt's part (set by the discover step).
     var discovery: TestsDiscovered?
+    private var measuredBuildLine: Int?
     /// Which discovered tests are Swift Testing's (they run through the other library).
     var swiftTesting: Set<String> = []
     /// The build key this attempt claimed for the fleet (it builds it; `SwiftPMSteps+Relay.swift`).
@@ -140,9 +141,13 @@ final class SwiftPMSteps: @unchecked Sendable {
     static let sshExecLimit = 30_000
 
     /// The build cache's command line as it is sent (its manifest makes it grow with the files).
+    /// Measured once per attempt (the command hashes every file of the workspace).
     private var buildLineBytes: Int {
+        if let measured = measuredBuildLine { return measured }
         let command = cached.buildCommand(toolchain: "", trusted: executor.buildTrust.digests(host: executor.shell.host.name))
-        return ShellQuote.join((executor.record?.wrap(command) ?? command).arguments).utf8.count
+        let bytes = ShellQuote.join((executor.record?.wrap(command) ?? command).arguments).utf8.count
+        measuredBuildLine = bytes
+        return bytes
     }
 
     /// The push check in front of a chained build (its manifest goes on stdin).
