@@ -138,30 +138,7 @@ extension XcodebuildJob {
             only: everything ? [] : found.selected.map(Self.onlyTestingIdentifier), configuration: input.selection.configuration,
             environment: input.testEnvironment)
         if let dev = session.outcome.developerDir { command.environment["DEVELOPER_DIR"] = dev }
-        progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
-        let watcher = session.watcher
-        do {
-            session.outcome.terminationPhase = .test
-            let termination = try await shell.run(command, in: directory, deadlines: deadlines.test) { chunk in
-                watcher.consume(chunk)
-                output(chunk)
-            }
-            session.outcome.termination = termination
-            if case .connectionLost = termination { return .ended(termination) }
-            if let marker = watcher.wedgeMarker, session.simulator != nil {
-                let shown = RemoteShellError(.command, host: hostName, "simulator wedged during xcodebuild test-without-building (\"\(marker)\"); reset with `xcrun simctl shutdown all`")
-                session.outcome.infraError = shown
-                return .failed(.simulatorWedged(shown.description), termination: termination)
-            }
-            return .ended(termination)
-        } catch is CancellationError {
-            session.outcome.termination = .cancelled
-            return .cancelled
-        } catch {
-            let (shown, failure) = asInfra(error, doing: "running xcodebuild test-without-building")
-            session.outcome.infraError = shown
-            return .failed(failure)
-        }
+        return await runTests(command, session, output: output, progress: progress)
     }
 
     /// A discovered name (`Target.Class/test`, `Target.Suite/test()`) as `-only-testing:` takes it:

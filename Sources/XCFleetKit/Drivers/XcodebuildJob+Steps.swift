@@ -153,7 +153,6 @@ extension XcodebuildJob {
         guard let destination = session.destination else { return .planError("xcfleet: suite '\(input.suite.name)': no destination") }
         if input.project != nil { return await projectTestStep(session, destination, output: output, progress: progress) }
         let driver = XcodebuildDriver(developerDir: session.outcome.developerDir)
-        let watcher = session.watcher
         do {
             let xctestrun: String
             switch try await findXctestrun(destination, &session.outcome, derivedDataPath: session.built.derivedDataPath,
@@ -164,7 +163,24 @@ extension XcodebuildJob {
             let command = driver.testWithoutBuildingCommand(xctestrun: xctestrun, destination: destination.xcodebuildValue(udid: session.outcome.simulatorUDID),
                                                             jobDirectory: directory, testTarget: input.testTarget, onlyTesting: input.onlyTesting,
                                                             environment: input.testEnvironment)
-            progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
+            return await runTests(command, session, output: output, progress: progress)
+        } catch is CancellationError {
+            session.outcome.termination = .cancelled
+            return .cancelled
+        } catch {
+            let (shown, failure) = asInfra(error, doing: "running xcodebuild test-without-building")
+            session.outcome.infraError = shown
+            return .failed(failure)
+        }
+    }
+
+    /// Runs a `test-without-building` command, streamed to `output`, and says how it ended: a
+    /// wedge marker in its output with a simulator is a wedged simulator (retried elsewhere).
+    func runTests(_ command: ShellCommand, _ session: Session, output: @escaping @Sendable (OutputChunk) -> Void,
+                  progress: @escaping @Sendable (Progress) -> Void) async -> AttemptMachine.StepResult {
+        progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
+        let watcher = session.watcher
+        do {
             session.outcome.terminationPhase = .test
             let termination = try await shell.run(command, in: directory, deadlines: deadlines.test) { chunk in
                 watcher.consume(chunk)
