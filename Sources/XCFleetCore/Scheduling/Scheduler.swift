@@ -59,68 +59,26 @@ import XCFleetModel
 /// build is cheapest (cached, then incremental from a cached base, then cold), then the usual
 /// order. It never waits for a busy host that holds its build (that could delay the run).
 public struct Scheduler: Sendable {
-    public struct Options: Equatable, Sendable {
-        /// Expected duration of a job with no history and no sibling with history in its suite.
-        public var defaultExpectedSeconds: Double
-        /// A provisioner may still add hosts: wait for `noMoreHosts()` before declaring a job unschedulable.
-        public var expectingMoreHosts: Bool
-        /// After an infrastructure failure with no other capable host left, rerun on a host it already failed on.
-        public var sameHostRetryWhenNoOther: Bool
-
-        public init(defaultExpectedSeconds: Double = 60, expectingMoreHosts: Bool = false, sameHostRetryWhenNoOther: Bool = true) {
-            self.defaultExpectedSeconds = defaultExpectedSeconds
-            self.expectingMoreHosts = expectingMoreHosts
-            self.sameHostRetryWhenNoOther = sameHostRetryWhenNoOther
-        }
-    }
-
-    /// What the runner must do, in the order returned.
-    public enum Action: Equatable, Sendable {
-        case start(jobID: String, attempt: Int, host: String, slot: Int)
-        case cancel(jobID: String, attempt: Int, host: String, slot: Int)
-        /// `attempts`: how many attempts were started (0 for unschedulable or never-run interrupted jobs).
-        case jobFinished(jobID: String, state: JobFinalState, attempts: Int, reason: String?)
-        case runFinished
-    }
-
-    /// How one attempt ended, as the runner judged it.
-    public enum AttemptOutcome: Equatable, Sendable {
-        case passed
-        case testsFailed
-        /// A deadline expired (build, test, output silence, …). Counts like a test failure; map
-        /// connect/push deadlines that mean "host unreachable" to `infraFailure` to rerun elsewhere.
-        case timedOut(phase: Phase)
-        /// Connection lost, host unreachable, push failed, toolchain missing, process killed by the
-        /// host, simulator wedged, cancelled (`AttemptFailure`).
-        case infraFailure(AttemptFailure)
-    }
-
-    /// A job's state as seen from outside (for the runner's progress display and for tests).
-    public enum JobStatus: Equatable, Sendable {
-        case queued
-        case running(attempt: Int, host: String, slot: Int)
-        case cancelling(attempt: Int, host: String, slot: Int)
-        case finished(JobFinalState)
-    }
-
-    private enum RunState: Equatable, Sendable {
+    // The state below is module-internal only so that `Scheduler+Observing.swift` can read it; it
+    // changes only through the mutating methods in this file.
+    enum RunState: Equatable, Sendable {
         case notStarted, running, interrupted, finished
     }
 
-    private enum JobState: Equatable, Sendable {
+    enum JobState: Equatable, Sendable {
         case queued
         case running(attempt: Int, host: String, slot: Int)
         case cancelling(attempt: Int, host: String, slot: Int)
         case finished(JobFinalState)
     }
 
-    private enum HostState: Equatable, Sendable {
+    enum HostState: Equatable, Sendable {
         /// The job id running in each slot, nil when free.
         case active(slots: [String?])
         case gone(reason: String)
     }
 
-    private struct JobRecord: Sendable {
+    struct JobRecord: Sendable {
         var job: SchedulerJob
         var order: Int
         var expected: Double
@@ -134,7 +92,7 @@ public struct Scheduler: Sendable {
         var lastInfraError: String?
     }
 
-    private struct HostRecord: Sendable {
+    struct HostRecord: Sendable {
         var host: SchedulerHost
         var labels: Set<String>
         var order: Int
@@ -148,13 +106,13 @@ public struct Scheduler: Sendable {
     }
 
     private var options: Options
-    private var run: RunState = .notStarted
-    private var jobs: [JobRecord] = []
-    private var jobIndex: [String: Int] = [:]
-    private var hosts: [HostRecord] = []
-    private var hostIndex: [String: Int] = [:]
+    var run: RunState = .notStarted
+    var jobs: [JobRecord] = []
+    var jobIndex: [String: Int] = [:]
+    var hosts: [HostRecord] = []
+    var hostIndex: [String: Int] = [:]
     /// Indices of queued jobs, longest expected first, then input order.
-    private var queue: [Int] = []
+    var queue: [Int] = []
     private var unfinished = 0
     /// Hosts were lost (or no more are expected) since the last check: every queued job may be stranded.
     private var recheckAll = true
@@ -174,94 +132,6 @@ public struct Scheduler: Sendable {
         let all = Array(self.jobs.indices)
         queue = all.sorted { ordered($0, $1) }
         for host in hosts { addHost(host) }
-    }
-
-    // MARK: Observing
-
-    /// True once every job has its final state (`.runFinished` was returned).
-    public var isFinished: Bool { run == .finished }
-
-    /// True after `interrupt()`.
-    public var isInterrupted: Bool {
-        switch run {
-        case .interrupted: return true
-        case .notStarted, .running, .finished: return false
-        }
-    }
-
-    /// Queued job ids in the order they will be offered to hosts.
-    public var queuedJobIDs: [String] { queue.map { jobs[$0].job.id } }
-
-    public func status(ofJob id: String) -> JobStatus? {
-        guard let i = jobIndex[id] else { return nil }
-        switch jobs[i].state {
-        case .queued: return .queued
-        case let .running(attempt, host, slot): return .running(attempt: attempt, host: host, slot: slot)
-        case let .cancelling(attempt, host, slot): return .cancelling(attempt: attempt, host: host, slot: slot)
-        case let .finished(state): return .finished(state)
-        }
-    }
-
-    /// The duration used to order this job (its own, its suite's median, or the default).
-    /// The job's build, as given (nil: unknown job, or no build key).
-    public func build(ofJob id: String) -> SchedulerJob.Build? {
-        jobIndex[id].flatMap { jobs[$0].job.build }
-    }
-
-    public func expectedSeconds(ofJob id: String) -> Double? {
-        jobIndex[id].map { jobs[$0].expected }
-    }
-
-    /// Names of hosts that can take jobs now.
-    public var activeHosts: [String] {
-        hosts.compactMap { record in
-            switch record.state {
-            case .active: return record.probation == nil ? record.host.name : nil
-            case .gone: return nil
-            }
-        }
-    }
-
-    /// Names of live hosts on probation (no new attempts until `hostRecovered`).
-    public var hostsOnProbation: [String] {
-        hosts.compactMap { record in
-            switch record.state {
-            case .active: return record.probation == nil ? nil : record.host.name
-            case .gone: return nil
-            }
-        }
-    }
-
-    /// Whether `host` is live but on probation.
-    public func isOnProbation(_ host: String) -> Bool {
-        guard let h = hostIndex[host] else { return false }
-        guard case .active = hosts[h].state else { return false }
-        return hosts[h].probation != nil
-    }
-
-    /// True while jobs wait in the queue (the runner keeps probing set-aside hosts meanwhile).
-    public var hasQueuedJobs: Bool { !queue.isEmpty }
-
-    /// Where job `id`'s build would come from on `host` now; nil for a job without a build key or an unknown job/host.
-    public func buildSource(ofJob id: String, onHost host: String) -> BuildSource? {
-        guard let i = jobIndex[id], let h = hostIndex[host], let build = jobs[i].job.build else { return nil }
-        return Scheduler.source(build, cached: hosts[h].cached)
-    }
-
-    /// The job's expected seconds on `host`: its tests plus its build as that host would get it.
-    public func expectedSeconds(ofJob id: String, onHost host: String) -> Double? {
-        guard let i = jobIndex[id], hostIndex[host] != nil else { return nil }
-        return jobs[i].expected + buildSeconds(i, host: hostIndex[host] ?? 0)
-    }
-
-    /// Build keys cached on `host`, sorted.
-    public func cachedBuilds(onHost host: String) -> [String] {
-        hostIndex[host].map { hosts[$0].cached.sorted() } ?? []
-    }
-
-    /// Build keys being built on `host`, sorted.
-    public func buildsInFlight(onHost host: String) -> [String] {
-        hostIndex[host].map { hosts[$0].building.keys.sorted() } ?? []
     }
 
     // MARK: Events
@@ -699,15 +569,9 @@ public struct Scheduler: Sendable {
     }
 
     /// Seconds job `i`'s build costs on host `h` now (0 for a job without a build key).
-    private func buildSeconds(_ i: Int, host h: Int) -> Double {
+    func buildSeconds(_ i: Int, host h: Int) -> Double {
         guard let build = jobs[i].job.build else { return 0 }
         return build.seconds(Scheduler.source(build, cached: hosts[h].cached))
-    }
-
-    package static func source(_ build: SchedulerJob.Build, cached: Set<String>) -> BuildSource {
-        if cached.contains(build.key) { return .cached }
-        if let base = build.bases.first(where: { cached.contains($0) }) { return .incremental(from: base) }
-        return .cold
     }
 
     private mutating func finish(_ i: Int, _ state: JobFinalState, reason: String?, dequeue: Bool = true) -> [Action] {
@@ -732,35 +596,4 @@ public struct Scheduler: Sendable {
         hosts.append(HostRecord(host: host, labels: Set(host.labels), order: hosts.count,
                                 state: .active(slots: Array(repeating: nil, count: Scheduler.slotCount(host)))))
     }
-
-    /// Slots beyond this per host are ignored (a fleet file cannot make the scheduler allocate without bound).
-    public static let maxSlotsPerHost = 256
-
-    private static func slotCount(_ host: SchedulerHost) -> Int {
-        min(max(0, host.slots), maxSlotsPerHost)
-    }
-
-    /// Longest expected first, then input order.
-    private func ordered(_ a: Int, _ b: Int) -> Bool {
-        let x = jobs[a], y = jobs[b]
-        if x.expected != y.expected { return x.expected > y.expected }
-        return x.order < y.order
-    }
-
-    /// Each job's expected duration: its own; else the median of its suite's known ones; else the
-    /// median of all known ones; else `fallback`. Non-finite or negative values count as unknown.
-    package static func expectedDurations(for jobs: [SchedulerJob], default fallback: Double) -> [Double] {
-        func known(_ job: SchedulerJob) -> Double? {
-            guard let s = job.expectedSeconds, s.isFinite, s >= 0 else { return nil }
-            return s
-        }
-        var bySuite: [String: [Double]] = [:]
-        for job in jobs { if let s = known(job) { bySuite[job.suite, default: []].append(s) } }
-        let overall = Statistics.median(jobs.compactMap(known))
-        let safeDefault = fallback.isFinite && fallback >= 0 ? fallback : 60
-        return jobs.map { job in
-            known(job) ?? Statistics.median(bySuite[job.suite] ?? []) ?? overall ?? safeDefault
-        }
-    }
-
 }
