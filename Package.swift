@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "XCFleetModel", dependencies: ["XCFleetBasics"]),
         .target(name: "XCFleetCore", dependencies: ["XCFleetBasics", "XCFleetModel"]),
         // Its scripts are real files in Scripts/ (linted by HostScriptsTests), compiled in through the
-        // generated HostScriptSources.swift.
+        // generated HostScriptSources*.swift.
         .target(name: "XCFleetHostScripts", dependencies: ["XCFleetBasics", "XCFleetModel", "XCFleetCore"], exclude: ["Scripts"]),
         .target(name: "XCFleetKit", dependencies: ["XCFleetBasics", "XCFleetModel", "XCFleetCore", "XCFleetHostScripts",
                                                    "SSHClient", "CSQLite3", "CLibPQ"]),
