@@ -17,7 +17,7 @@ private func closeFD(_ fd: Int32) -> Int32 { Darwin.close(fd) }
 private func connectFD(_ fd: Int32, _ addr: UnsafeMutablePointer<sockaddr>!, _ len: socklen_t) -> Int32 { Darwin.connect(fd, addr, len) }
 #endif
 
-private func monotonicNow() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+func monotonicNow() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 /// One libssh2 session and its socket, in non-blocking mode and driven by `poll(2)`.
 ///
@@ -27,9 +27,9 @@ private func monotonicNow() -> Double { Double(DispatchTime.now().uptimeNanoseco
 final class SSHSession {
     let target: SSHTarget
     let deadlines: SSHDeadlines
-    private let label: String
+    let label: String
     private var fd: Int32
-    private let session: OpaquePointer
+    let session: OpaquePointer
     private let stats: UnsafeMutablePointer<xcf_io_stats>
     private var seenBytes: Int64 = 0
     private var lastReceived = monotonicNow()
@@ -166,135 +166,6 @@ final class SSHSession {
         }
         let detail = problems.isEmpty ? "no address" : problems.joined(separator: "; ")
         throw SSHError(.connect, host: label, "cannot connect to \(label): \(detail); check that the host is up and sshd listens on port \(target.port)")
-    }
-
-    // MARK: - Host key
-
-    private func verifyHostKey(known: KnownHosts, path: String, policy: SSHHostKeyPolicy) throws {
-        var len = 0
-        var type: Int32 = 0
-        guard let keyPtr = libssh2_session_hostkey(session, &len, &type), len > 0 else {
-            throw SSHError(.handshake, host: label, "the server sent no host key")
-        }
-        let blob = keyPtr.withMemoryRebound(to: UInt8.self, capacity: len) { Array(UnsafeBufferPointer(start: $0, count: len)) }
-        var reader = ByteReader(blob)
-        let keyType = reader.string().map { String(decoding: $0, as: UTF8.self) } ?? "unknown"
-        let name = target.knownHostsName
-        let fingerprint = KnownHosts.fingerprint(blob)
-        let line = KnownHosts.plainLine(name: name, keyType: keyType, keyBlob: blob)
-        switch known.verify(name: name, keyBlob: blob) {
-        case .match:
-            return
-        case .revoked:
-            throw SSHError(.hostKeyChanged, host: label, "host key \(keyType) \(fingerprint) of \(name) is marked @revoked in \(path); refusing to connect")
-        case .unknown:
-            switch policy {
-            case .strict:
-                throw SSHError(.hostKeyUnknown, host: label,
-                               "host key of \(name) is not in \(path) (\(keyType) \(fingerprint)); verify the fingerprint out of band, then add this line to \(path):\n\(line)\n(or set \"hostKeyPolicy\": \"accept-new\" for this host)")
-            case .acceptNew:
-                var salt = [UInt8](repeating: 0, count: 20)
-                var rng = SystemRandomNumberGenerator()
-                for i in salt.indices { salt[i] = UInt8.random(in: 0...255, using: &rng) }
-                do {
-                    try KnownHosts.append(line: KnownHosts.hashedLine(name: name, keyType: keyType, keyBlob: blob, salt: salt), to: path)
-                } catch {
-                    throw SSHError(.hostKeyFile, host: label, "cannot add the host key of \(name) to \(path): \(error.localizedDescription)")
-                }
-            }
-        case .changed(let entries):
-            let old = entries.map { "\($0.keyType) \(KnownHosts.fingerprint($0.keyBlob)) (\(path) line \($0.line))" }
-                .joined(separator: ", ")
-            throw SSHError(.hostKeyChanged, host: label,
-                           "HOST KEY CHANGED for \(name): known \(old), but the server presents \(keyType) \(fingerprint). Someone may be intercepting the connection, or the host was reinstalled. If the change is expected, remove the old line(s) (ssh-keygen -R '\(name)' -f \(path)) and add:\n\(line)")
-        }
-    }
-
-    // MARK: - Authentication
-
-    private func authenticate(_ auth: SSHAuthMethod, cancel: CancelFlag) throws {
-        let deadline = monotonicNow() + deadlines.authentication
-        let user = target.user
-        switch auth {
-        case .keyFile(let path, let passphrase):
-            // Checked through InputFile first: libssh2 would block forever opening a FIFO (or a link to one).
-            do { _ = try InputFile.read(path, limit: 1 << 20, deadline: 5) } catch {
-                throw SSHError(.keyFile, host: label, "cannot read identity file \(path): \(error.reason); check identityFile in the fleet file")
-            }
-            let keyType = PrivateKeyInfo.keyType(ofFileAt: path)
-            do {
-                try retry(deadline: deadline, cancel: cancel, phase: .authentication,
-                          timeoutMessage: "authentication did not finish within \(deadlines.authentication) s") {
-                    xcf_userauth_publickey_fromfile(session, user, nil, path, passphrase ?? "")
-                }
-            } catch let error as SSHError where error.kind == .authentication {
-                if keyType == "ssh-rsa" {
-                    throw SSHError(.rsaUnsupported, host: label,
-                                   "\(label) refused the RSA key \(path) for user \(user): libssh2 1.10 signs only with ssh-rsa (SHA-1), which OpenSSH 8.8 and later reject. Use an ed25519 key (ssh-keygen -t ed25519) and add its .pub to ~\(user)/.ssh/authorized_keys on the host")
-                }
-                if error.message.contains("passphrase") || error.message.contains("Unable to extract") || error.message.contains("private key") {
-                    throw SSHError(.keyFile, host: label,
-                                   "cannot load private key \(path): wrong or missing passphrase (set the variable named by passphraseEnv) or unsupported key format (\(error.message))")
-                }
-                throw SSHError(.authentication, host: label,
-                               "\(label) refused key \(path) for user \(user): add \(path).pub to ~\(user)/.ssh/authorized_keys on the host (\(error.message))")
-            }
-        case .agent(let socketPath):
-            try authenticateWithAgent(socketPath: socketPath, deadline: deadline, cancel: cancel)
-        }
-    }
-
-    private func authenticateWithAgent(socketPath: String?, deadline: Double, cancel: CancelFlag) throws {
-        let user = target.user
-        guard let agent = libssh2_agent_init(session) else {
-            throw SSHError(.authentication, host: label, "cannot initialise ssh-agent support")
-        }
-        defer {
-            libssh2_agent_disconnect(agent)
-            libssh2_agent_free(agent)
-        }
-        let path = socketPath ?? ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"]
-        guard let path, !path.isEmpty else {
-            throw SSHError(.authentication, host: label, "ssh-agent requested but SSH_AUTH_SOCK is not set; start ssh-agent and ssh-add an ed25519 key")
-        }
-        libssh2_agent_set_identity_path(agent, path)
-        guard libssh2_agent_connect(agent) == 0, libssh2_agent_list_identities(agent) == 0 else {
-            throw SSHError(.authentication, host: label, "cannot talk to ssh-agent at \(path): \(lastError())")
-        }
-        var previous: UnsafeMutablePointer<libssh2_agent_publickey>?
-        var tried: [String] = []
-        while true {
-            var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
-            let rc = libssh2_agent_get_identity(agent, &identity, previous)
-            if rc != 0 { break }
-            guard let identity else { break }
-            previous = identity
-            let blobLen = Int(identity.pointee.blob_len)
-            var keyType = "?"
-            if let b = identity.pointee.blob, blobLen > 0 {
-                var reader = ByteReader(Array(UnsafeBufferPointer(start: b, count: blobLen)))
-                keyType = reader.string().map { String(decoding: $0, as: UTF8.self) } ?? "?"
-            }
-            tried.append(keyType)
-            do {
-                try retry(deadline: deadline, cancel: cancel, phase: .authentication,
-                          timeoutMessage: "agent authentication did not finish within \(deadlines.authentication) s") {
-                    libssh2_agent_userauth(agent, user, identity)
-                }
-                return
-            } catch let error as SSHError where error.kind == .authentication {
-                continue
-            }
-        }
-        if tried.isEmpty {
-            throw SSHError(.authentication, host: label, "ssh-agent at \(path) holds no keys; ssh-add an ed25519 key")
-        }
-        if tried.allSatisfy({ $0 == "ssh-rsa" }) {
-            throw SSHError(.rsaUnsupported, host: label,
-                           "\(label) refused every agent key for user \(user); the agent holds only RSA keys, which libssh2 1.10 cannot use with OpenSSH 8.8 and later (no rsa-sha2). ssh-add an ed25519 key")
-        }
-        throw SSHError(.authentication, host: label,
-                       "\(label) refused all \(tried.count) agent key(s) (\(tried.joined(separator: ", "))) for user \(user): add the public key to ~\(user)/.ssh/authorized_keys on the host")
     }
 
     // MARK: - Exec
@@ -549,11 +420,11 @@ final class SSHSession {
 
     // MARK: - Waiting
 
-    private enum Phase { case handshake, authentication, channel }
+    enum Phase { case handshake, authentication, channel }
 
     /// Calls `op` until it stops returning EAGAIN; a negative result becomes an `SSHError`.
     @discardableResult
-    private func retry(deadline: Double, cancel: CancelFlag?, phase: Phase, timeoutMessage: String,
+    func retry(deadline: Double, cancel: CancelFlag?, phase: Phase, timeoutMessage: String,
                        _ op: () -> Int32) throws -> Int32 {
         while true {
             let rc = op()
@@ -619,7 +490,7 @@ final class SSHSession {
         _ = poll(&pfd, 1, max(1, Int32(timeout * 1000)))
     }
 
-    private func lastError() -> String {
+    func lastError() -> String {
         var code: Int32 = 0
         let message = String(cString: xcf_last_error(session, &code))
         return message.isEmpty ? "libssh2 error \(code)" : message
