@@ -40,29 +40,8 @@ extension XcodebuildJob {
             try stopUnlessBuilt(termination, sawError, session)
             return (derivedDataPath, true)
         }
-        let key = cache.key(toolchain: identity, build: build, destination: destination.buildValue)
-        progress(.note("\(hostName): build \(key.short) of scheme \(project.scheme) through the host build cache: \(XcodeCommandLine.render(build))"))
-        let scanner = BuildProtocolScanner()
-        scanner.onLocked = buildStarted
-        let started = Date()
-        let termination = try await shell.run(cache.command(toolchain: identity, build: build, destination: destination.buildValue),
-                                              in: directory, deadlines: deadlines.build) { chunk in
-            scanner.consume(chunk)
-            sawError.consume(chunk)
-            output(chunk)
-        }
-        if termination == .exited(BuildCacheScript.unusableStatus) {
-            let shown = RemoteShellError(.command, host: hostName, "build cache unusable: " + (scanner.problems.first ?? "see the attempt's log"))
-            session.outcome.infraError = shown
-            throw StepStop(.failed(.buildCacheUnusable(shown.description)))
-        }
-        try stopUnlessBuilt(termination, sawError, session)
-        guard let record = scanner.record(host: hostName, key: key, started: started) else {
-            throw RemoteShellError(.command, host: hostName, "the build cache reported no build for \(key.short)")
-        }
-        session.outcome.build = record
-        if let why = record.untrusted { progress(.note("\(hostName): the build \(key.short) was not trusted (\(why)); rebuilt")) }
-        return (cache.derivedDataPath(key: key), record.origin != .cached)
+        return try await throughBuildCache(cache, build: build, destination: destination.buildValue, identity: identity,
+                                           scheme: project.scheme, session, output: output, progress: progress)
     }
 
     /// The `.xctestrun` of the scheme and test plan, then `-enumerate-tests` into the job directory,

@@ -214,14 +214,25 @@ extension XcodebuildJob {
         let list = try await capture(XcodebuildDriver(developerDir: dev).listCommand, deadlines.query)
         let scheme = XcodebuildDriver.chooseScheme(listOutput: list.stdout, packageName: input.packageName, testTarget: input.testTarget)
         session.outcome.scheme = scheme
-        let key = cache.key(toolchain: identity, scheme: scheme, destination: destination.buildValue, developerDir: dev)
         let build = XcodeCachedBuild.buildForTesting(scheme: scheme, destination: destination.buildValue, developerDir: dev)
+        return try await throughBuildCache(cache, build: build, destination: destination.buildValue, identity: identity, scheme: scheme,
+                                           session, output: output, progress: progress)
+    }
+
+    /// Runs `build` (a `build-for-testing` into `DerivedData` of the staged tree) through the host
+    /// build cache: once per key, later jobs find it finished. Returns the finished build's
+    /// DerivedData and whether this attempt compiled it; a failed build stops the step with its
+    /// termination, an unusable cache is a host problem.
+    func throughBuildCache(_ cache: XcodeCachedBuild, build: ShellCommand, destination: String, identity: String, scheme: String,
+                           _ session: Session, output: @escaping @Sendable (OutputChunk) -> Void,
+                           progress: @Sendable (Progress) -> Void) async throws -> (derivedDataPath: String, here: Bool) {
+        let key = cache.key(toolchain: identity, build: build, destination: destination)
         progress(.note("\(hostName): xcodebuild scheme \(scheme); build \(key.short) through the host build cache: \(XcodeCommandLine.render(build))"))
         let scanner = BuildProtocolScanner()
         scanner.onLocked = buildStarted
         let sawError = BuildErrorWatcher()
         let started = Date()
-        let termination = try await shell.run(cache.command(toolchain: identity, scheme: scheme, destination: destination.buildValue, developerDir: dev),
+        let termination = try await shell.run(cache.command(toolchain: identity, build: build, destination: destination),
                                               in: directory, deadlines: deadlines.build) { chunk in
             scanner.consume(chunk)
             sawError.consume(chunk)
