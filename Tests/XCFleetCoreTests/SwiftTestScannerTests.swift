@@ -78,4 +78,15 @@ final class SwiftTestScannerTests: XCTestCase {
         }
         XCTAssertEqual(SwiftTestScanner.tests(in: "class A: XCTestCase { func testA() {"), ["A/testA"])
     }
+
+    /// A raw identifier in backticks may hold a `/` (found by the discovery fuzz target): such a
+    /// class or method cannot be named `Class/test`, so it is not listed; the rest still are.
+    func testRawIdentifiersWithASlashAreNotListed() {
+        let source = "class `A/B`: XCTestCase { func testOne() {} }\nclass C: XCTestCase { func `test/x`() {}\n func testY() {} }"
+        XCTAssertEqual(SwiftTestScanner.tests(in: source), ["C/testY"])
+        let fuzzed = "class`A: XC>(A: XCTestCasening bui\u{FFFD}\u{FFFD}/\u{FFFD}` { func testZ() {} }"
+        for name in SwiftTestScanner.tests(in: fuzzed) {
+            XCTAssertEqual(name.split(separator: "/", omittingEmptySubsequences: false).count, 2, name)
+        }
+    }
 }

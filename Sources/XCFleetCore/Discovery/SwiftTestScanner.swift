@@ -54,7 +54,8 @@ public enum SwiftTestScanner {
             case .word("func"):
                 guard let body = bodies.last, body.depth == depth, let cls = body.name,
                       i + 1 < tokens.count, case .word(let name) = tokens[i + 1], name.hasPrefix("test") else { break }
-                if isTestSignature(tokens, at: i) { out.append("\(cls)/\(name)") }
+                // A raw identifier in backticks may hold a `/`: `Class/test` could not name it.
+                if isTestSignature(tokens, at: i), !cls.contains("/"), !name.contains("/") { out.append("\(cls)/\(name)") }
             default:
                 break
             }
