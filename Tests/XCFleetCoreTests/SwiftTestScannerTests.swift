@@ -89,4 +89,15 @@ final class SwiftTestScannerTests: XCTestCase {
             XCTAssertEqual(name.split(separator: "/", omittingEmptySubsequences: false).count, 2, name)
         }
     }
+
+    /// Empty or unclosed raw identifiers cannot be named `Class/test` either.
+    func testNamesThatCannotBeSplitAgainAreNotListed() {
+        let empty = "class ``: XCTestCase { func testA() {} }\nclass D: XCTestCase { func testB() {} }"
+        XCTAssertEqual(SwiftTestScanner.tests(in: empty), ["D/testB"])
+        let unclosed = "class G: XCTestCase { func testE() {} }\n`class H: XCTestCase { func testF() {} }"
+        for name in SwiftTestScanner.tests(in: unclosed) {
+            XCTAssertEqual(name.split(separator: "/", omittingEmptySubsequences: false).count, 2, name)
+        }
+        XCTAssertEqual(SwiftTestScanner.tests(in: unclosed).first, "G/testE")
+    }
 }

@@ -54,14 +54,23 @@ public enum SwiftTestScanner {
             case .word("func"):
                 guard let body = bodies.last, body.depth == depth, let cls = body.name,
                       i + 1 < tokens.count, case .word(let name) = tokens[i + 1], name.hasPrefix("test") else { break }
-                // A raw identifier in backticks may hold a `/`: `Class/test` could not name it.
-                if isTestSignature(tokens, at: i), !cls.contains("/"), !name.contains("/") { out.append("\(cls)/\(name)") }
+                if isTestSignature(tokens, at: i), let joined = nameable(cls, name) { out.append(joined) }
             default:
                 break
             }
             i += 1
         }
         return out
+    }
+
+    /// `Class/test`, or nil when that text could not name the test again: a raw identifier in
+    /// backticks may be empty or hold a `/`, and whatever else the text holds, the name must split
+    /// back into this class and this method.
+    static func nameable(_ cls: String, _ name: String) -> String? {
+        let joined = "\(cls)/\(name)"
+        let parts = joined.split(separator: "/", omittingEmptySubsequences: false)
+        guard !cls.isEmpty, parts.count == 2, parts[0] == cls, parts[1] == name else { return nil }
+        return joined
     }
 
     // MARK: Signature
@@ -188,7 +197,11 @@ public enum SwiftTestScanner {
             if isWordStart(c) || c == "@" || c == "`" {
                 var k = i + 1
                 while k < s.count, isWord(s[k]) || (c == "`" && s[k] != "`" && s[k] != "\n") { k += 1 }
-                if c == "`", k < s.count, s[k] == "`" { k += 1 }
+                if c == "`" {
+                    // An unclosed or empty backtick is not an identifier.
+                    guard k < s.count, s[k] == "`", k > i + 1 else { tokens.append(.other); i = k; continue }
+                    k += 1
+                }
                 var word = String(String.UnicodeScalarView(s[i..<k]))
                 if word.hasPrefix("`") { word = String(word.dropFirst().dropLast()) }
                 tokens.append(.word(word))
