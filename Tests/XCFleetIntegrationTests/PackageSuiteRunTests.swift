@@ -36,6 +36,15 @@ final class PackageSuiteRunTests: XCTestCase {
         XCTAssertEqual(discovered.first?.tests.count, 7)
         XCTAssertNil(discovered.first?.problem)
 
+        // Swift Testing's `Attachment.record` lands in the attempt's attachments folder and comes
+        // back beside its test.
+        let attached = (result.report?.suites ?? []).flatMap(\.jobs).flatMap { $0.decisive?.tests ?? [] }
+            .filter { !($0.attachments ?? []).isEmpty }
+        XCTAssertEqual(attached.map(\.id.name), ["emptyShelfIsNotFull()"], result.output)
+        let file = try XCTUnwrap(attached.first?.attachments?.first)
+        XCTAssertEqual(file.name, "shelf-state.txt")
+        XCTAssertEqual(try String(contentsOf: result.runDirectory.appendingPathComponent(file.path), encoding: .utf8), "a shelf of capacity 1, empty")
+
         // What was built: the repository's files, without what git ignores; the team's Package.swift as it is.
         let key = try XCTUnwrap(result.events.compactMap { e -> String? in if case .build(_, let r) = e.body { return r.key } else { return nil } }.first)
         let built = work.appendingPathComponent("work/builds/\(key)")

@@ -29,7 +29,10 @@ public enum PackageTestCommands {
     /// Arguments that run `selected` (discovered names; nil: every test). A library none of the
     /// selected tests belongs to is not started; both run even when the first fails, and the
     /// command fails when either did.
-    /// `all`: every discovered test (a library with none is not started either).
+    /// `all`: every discovered test (a library with none is not started either). Swift Testing
+    /// gets `--attachments-path "$XCFLEET_ATTACHMENTS_DIR"` when that folder exists, so that
+    /// `Attachment.record` files land where the collect step fetches them (docs/attachments.md);
+    /// the option goes to Swift Testing only (run plainly, the bundle would read it as an XCTest filter).
     public static func run(bundle: String, packageFolder: String, darwin: Bool, selected: [String]?, all: [String],
                            swiftTesting: Set<String>) -> [String] {
         let hasXCTest = all.contains { !swiftTesting.contains($0) }, hasTesting = all.contains(where: swiftTesting.contains)
@@ -42,7 +45,7 @@ public enum PackageTestCommands {
         }
         // $2: XCTest's filter ("" none selected, "*" every test); the rest: Swift Testing's arguments
         // ("-" none selected).
-        let script = #"b=$1; x=$2; shift 2; st=0; if [ "$x" = "*" ]; then "$b"; st=$?; elif [ -n "$x" ]; then "$b" "$x"; st=$?; fi; if [ "${1:-}" != - ]; then "$b" --testing-library swift-testing "$@"; t=$?; [ "$st" -ne 0 ] || st=$t; fi; exit "$st""#
+        let script = #"b=$1; x=$2; shift 2; st=0; if [ "$x" = "*" ]; then "$b"; st=$?; elif [ -n "$x" ]; then "$b" "$x"; st=$?; fi; if [ "${1:-}" != - ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@"; t=$?; [ "$st" -ne 0 ] || st=$t; fi; exit "$st""#
         let x = xctest.map { $0.joined(separator: ",") } ?? "*"
         // (with `selected` nil a library's tests all run unfiltered, so disabled ones show as skipped)
         let t: [String]

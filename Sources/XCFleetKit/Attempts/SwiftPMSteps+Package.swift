@@ -61,7 +61,9 @@ extension SwiftPMSteps {
             let everything = found.selected.count == found.tests.count
             let args = PackageTestCommands.run(bundle: bundle, packageFolder: buildFolder, darwin: ToolchainIdentity.os(of: identity) == "Darwin",
                                                selected: everything ? nil : found.selected, all: found.tests, swiftTesting: swiftTesting)
-            let command = ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: job.planned))
+            // The attachments folder is the job directory's, as for every attempt (docs/attachments.md).
+            let command = executor.withAttachmentsFolder(ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: job.planned)),
+                                                         jobDirectory: directory)
             let collector = self.collector
             let termination = try await shell.run(executor.record?.wrap(command) ?? command, in: packageFolder,
                                                   deadlines: CommandDeadlines(total: timeouts.test, silence: timeouts.silence)) { collector.consume($0) }

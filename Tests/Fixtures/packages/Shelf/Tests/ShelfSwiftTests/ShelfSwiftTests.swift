@@ -26,5 +26,6 @@ import Shelf
 }
 
 @Test func emptyShelfIsNotFull() {
+    Attachment.record("a shelf of capacity 1, empty", named: "shelf-state.txt")
     #expect(!Shelf(capacity: 1).isFull)
 }
