@@ -73,6 +73,39 @@ final class AttachmentReportTests: XCTestCase {
         XCTAssertFalse(String(decoding: try JSONReportRenderer().render(SampleReports.full), as: UTF8.self).contains("\"attachments\""))
     }
 
+    /// A test that failed, left a screenshot and passed on a retry: the earlier attempt's file is
+    /// shown beside that attempt's failure in every renderer (the evidence of a flaky test).
+    func testAFlakyTestShowsTheFilesOfTheAttemptThatFailed() throws {
+        var r = SampleReports.full
+        guard let s = r.suites.indices.first(where: { r.suites[$0].jobs.contains { ($0.attempts.last?.tests ?? []).contains { $0.status == .passed } } }),
+              let j = r.suites[s].jobs.firstIndex(where: { ($0.attempts.last?.tests ?? []).contains { $0.status == .passed } }),
+              var last = r.suites[s].jobs[j].attempts.last, let t = last.tests.firstIndex(where: { $0.status == .passed })
+        else { throw XCTSkip("the sample report has no passing test") }
+        var first = last
+        first.number = 1
+        first.host = "mac-earlier"
+        first.tests[t].status = .failed
+        first.tests[t].failures = [FailureDetail(file: "LoginTests.swift", line: 12, message: "timed out waiting for the button")]
+        first.tests[t].attachments = [AttachmentFile(name: "button.png", path: "attachments/job/1/button.png", bytes: 2048, kind: .image,
+                                                     test: first.tests[t].id.shortDescription)]
+        last.number = 2
+        r.suites[s].jobs[j].attempts = [first, last]
+
+        let html = HTMLReportRenderer().html(r)
+        XCTAssertTrue(html.contains("attempt 1 on mac-earlier failed:</div><div class=\"fail\">"), html)
+        XCTAssertTrue(html.contains("<img src=\"attachments/job/1/button.png\""), "the earlier attempt's image inline")
+        let md = MarkdownSummaryRenderer().markdown(r)
+        let line = try XCTUnwrap(md.split(separator: "\n").first { $0.hasPrefix("- ") && $0.contains("failed in attempt 1 on mac-earlier") }, md)
+        XCTAssertTrue(line.contains("attachments: [button.png (2 KiB)](attachments/job/1/button.png)"), String(line))
+        let junit = JUnitReportRenderer().xml(r)
+        XCTAssertTrue(junit.contains("[[ATTACHMENT|attachments/job/1/button.png]]"), junit)
+        // Without the file, none of them mentions it (control).
+        r.suites[s].jobs[j].attempts[0].tests[t].attachments = nil
+        XCTAssertFalse(HTMLReportRenderer().html(r).contains("button.png"))
+        XCTAssertFalse(MarkdownSummaryRenderer().markdown(r).contains("button.png"))
+        XCTAssertFalse(JUnitReportRenderer().xml(r).contains("button.png"))
+    }
+
     /// Headless Chromium: with the page's policy the run directory's image is drawn; a policy
     /// without `img-src 'self'` would block it (control), and a missing file draws the same as a blocked one.
     func testChromiumShowsTheAttachmentImageUnderThePolicy() throws {

@@ -328,7 +328,7 @@ public struct HTMLReportRenderer: ReportRendering {
         b += attachmentsBlock(attached)
         for e in o.earlier {
             let f = e.failures.first ?? FailureDetail(message: "failed")
-            b += "<div class=\"note\">attempt \(e.attempt) on \(h(e.host)) failed:</div>" + failureBox(f)
+            b += "<div class=\"note\">attempt \(e.attempt) on \(h(e.host)) failed:</div>" + failureBox(f) + attachmentsBlock(e.attachments)
         }
         for a in retries {
             let problem = a.infraError ?? a.timedOutPhase.map { "timed out in \($0.rawValue)" } ?? "did not finish"

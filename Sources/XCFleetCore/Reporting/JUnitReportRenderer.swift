@@ -212,7 +212,8 @@ public struct JUnitReportRenderer: ReportRendering {
                 c.body.append(element("error", [("message", reason), ("type", "not-run")], text: reason))
                 c.errors = 1
             }
-            let lines = ReportAttachments.junitLines(attached[o.id] ?? [])
+            // The decisive execution's files, then those of earlier failed attempts (a flaky test's evidence).
+            let lines = ReportAttachments.junitLines((attached[o.id] ?? []) + o.earlier.flatMap(\.attachments))
             if !lines.isEmpty { c.body.append("<system-out>" + ReportText.xmlText(lines.joined(separator: "\n")) + "</system-out>") }
             cases.append(c)
         }

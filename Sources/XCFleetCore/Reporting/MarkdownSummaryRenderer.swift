@@ -65,7 +65,8 @@ public struct MarkdownSummaryRenderer: ReportRendering {
                                          + Self.attachmentLinks(attached[o.id] ?? []) + log))
                     case .flaky:
                         let hosts = o.earlier.map { "attempt \($0.attempt) on \(md($0.host))" }.joined(separator: ", ")
-                        flaky.append("\(md(suite.spec.name)) · \(md(o.id.description)) — failed in \(hosts.isEmpty ? "an earlier attempt" : hosts), passed on \(md(host))")
+                        flaky.append("\(md(suite.spec.name)) · \(md(o.id.description)) — failed in \(hosts.isEmpty ? "an earlier attempt" : hosts), passed on \(md(host))"
+                                 + Self.attachmentLinks(o.earlier.flatMap(\.attachments)))
                     case .notRun, .passed, .skipped, .quarantined:
                         break // not run: one line below; quarantined: the Quarantined section
                     }

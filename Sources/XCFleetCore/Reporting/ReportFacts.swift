@@ -16,6 +16,9 @@ package struct TestOutcome: Sendable {
         package var attempt: Int
         package var host: String
         package var failures: [FailureDetail]
+        /// What that execution left in its attempt's attachments folder (the evidence of a failure
+        /// that a later attempt passed).
+        package var attachments: [AttachmentFile] = []
     }
 
     package var id: TestIdentifier
@@ -112,7 +115,8 @@ package enum ReportFacts {
         for attempt in job.attempts.dropLast() {
             for t in attempt.tests where t.status == .failed {
                 earlierByKey[t.id.testKey, default: []].append(.init(attempt: attempt.number, host: attempt.host,
-                                                                     failures: t.failures.isEmpty ? [FailureDetail(message: "failed")] : t.failures))
+                                                                     failures: t.failures.isEmpty ? [FailureDetail(message: "failed")] : t.failures,
+                                                                     attachments: t.attachments ?? []))
             }
         }
         // One key and one table lookup per execution; tables sized up front (no rehash as they grow).
