@@ -235,7 +235,8 @@ public struct HTMLReportRenderer: ReportRendering {
                 }
                 if let row = attachmentsRow(job, label: label) { rows.append((3, rows.count, row, false)) }
             }
-            for row in rows.sorted(by: { ($0.rank, $0.order) < ($1.rank, $1.order) }) {
+            // Ranks -1 (a job's own problems) to 7 (passed), in the order added within a rank.
+            for row in ReportFacts.byRank(rows, ranks: 9, { $0.rank + 1 }) {
                 if fold, row.plainPass {
                     passedRows += row.html
                     passedCount += 1

@@ -179,9 +179,19 @@ package enum ReportFacts {
     }
 
     /// `outcomes` in table order: crashed, timed out, failed, not run, quarantined, flaky, skipped,
-    /// passed; run order within each.
+    /// passed; run order within each. One pass into a bucket per rank (linear, not a sort).
     package static func ordered(_ outcomes: [TestOutcome]) -> [TestOutcome] {
-        outcomes.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
+        byRank(outcomes, ranks: 8) { $0.rank }
+    }
+
+    /// `items` grouped by `rank` (0..<ranks), in their own order within a rank: linear in items.
+    package static func byRank<T>(_ items: [T], ranks: Int, _ rank: (T) -> Int) -> [T] {
+        var buckets = [[T]](repeating: [], count: ranks)
+        for item in items { buckets[min(max(rank(item), 0), ranks - 1)].append(item) }
+        var out: [T] = []
+        out.reserveCapacity(items.count)
+        for b in buckets { out += b }
+        return out
     }
 
     /// The attempt ended at a deadline (its phase's or the command's own).
