@@ -8,6 +8,8 @@
 #      toolchain), two slots each, empty work roots: compilations counted from events.jsonl and the
 #      attempts' logs (target exactly 1: the other hosts receive the build) and
 #      wall ÷ (one build + longest shard chain)                             (target ≤ 1.3)
+#      Measured 2026-12-02 (2-core machine, other builds running), two runs: 1 compilation each, the
+#      three other hosts received it; 55.5 s ÷ (52.0 + 2.3) = 1.02 and 33.9 s ÷ (30.3 + 2.5) = 1.03.
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail
