@@ -49,9 +49,7 @@ public enum PushCacheScript {
             var entries: [(hash: String, executable: Bool, path: String)] = []
             var contents: [String: Data] = [:]
             for f in workspace.files {
-                var h = SHA256()
-                h.update(f.contents)
-                let hex = h.finalizeHex()
+                let hex = f.sha256
                 entries.append((hex, f.executable, f.path))
                 contents[hex] = f.contents
             }

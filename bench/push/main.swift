@@ -2,13 +2,17 @@
 //
 //   bench/push/run.sh            (release build, then this)
 //
-// A generated repository of 2,000 files (100 folders × 20 files, 1–9 KB each, some executable):
-//   cold: a host that holds nothing (xcfleet: fresh work root; rsync: fresh destination);
-//   warm: the host holds the previous revision and 5 files changed (a pull request). xcfleet makes a
-//         fresh job directory with the whole tree (`prepareJob`); rsync updates its destination.
-// Each side is timed with its connection (rsync starts `ssh`; xcfleet connects, pushes, closes) and
-// xcfleet also without it (an attempt reuses its host's connection). Median of the runs; bytes sent
-// are xcfleet's push outcome and rsync's `--stats` "Total bytes sent". Ratio = xcfleet ÷ rsync.
+// A generated git repository of 2,000 files (100 folders × 20 files, 1–9 KB each, some executable):
+//   cold: a host that holds nothing (xcfleet: fresh work root and an empty hash cache; rsync: fresh
+//         destination);
+//   warm: the host holds the previous revision and 5 files changed (a pull request). xcfleet reads
+//         the repository as a run does (`PackageWorkspace.read`: git's list, every file read, hashed
+//         only when it changed since the hash cache saw it) and makes a fresh job directory with the
+//         whole tree (`prepareJob`); rsync (`-a`, `.git` left out) updates its destination in place.
+// Each side is timed with its connection (rsync starts `ssh`; xcfleet connects, reads, pushes,
+// closes) and xcfleet also without it (an attempt reuses its host's connection). Median of the runs;
+// bytes sent are xcfleet's push outcome and rsync's `--stats` "Total bytes sent". Ratio = xcfleet ÷ rsync
+// (target for the warm push over a reused connection: ≤ 1.0).
 // The last line is the floor of any fresh job directory on the host: `cp -R` of the same tree.
 import Foundation
 import XCFleetHostScripts
@@ -77,12 +81,12 @@ func repository() -> [WorkspaceFile] {
     return files
 }
 
-/// Revision `n`: 5 files (spread over the tree) get new contents.
+/// Revision `n` of `base`: 5 files (spread over the tree) get new contents.
 func revision(_ base: [WorkspaceFile], _ n: Int) -> [WorkspaceFile] {
     var files = base
     var seed = UInt64(n + 1) &* 0x2545F4914F6CDD1D
     for k in 0..<5 {
-        let i = (n * 37 + k * 401) % files.count
+        let i = (n * 37 + k * 401) % files.count // 5 distinct files
         files[i].contents = text(files[i].contents.count + 10, seed: &seed)
     }
     return files
@@ -114,7 +118,7 @@ let ssh = "ssh -i \(dir)/client_ed25519 -o UserKnownHostsFile=\(dir)/known_hosts
 
 func rsync(_ source: String, _ dest: String) async throws -> (Double, Int) {
     let t = now()
-    let (status, out) = await runProcess(["rsync", "-a", "--stats", "-e", ssh, source + "/", "127.0.0.1:\(dest)/"])
+    let (status, out) = await runProcess(["rsync", "-a", "--exclude=/.git", "--stats", "-e", ssh, source + "/", "127.0.0.1:\(dest)/"])
     let seconds = now() - t
     guard status == 0 else { throw RemoteShellError(.push, host: "h1", "rsync exited \(status)") }
     let line = out.split(separator: "\n").first { $0.hasPrefix("Total bytes sent:") } ?? ""
@@ -133,17 +137,23 @@ let base = repository()
 let total = base.reduce(0) { $0 + $1.contents.count }
 print("bench-push: 2,000 files, \(total / 1000) kB, loopback sshd, \(ProcessInfo.processInfo.activeProcessorCount) cores, median of \(runs)")
 do {
-    let ws = Workspace(files: base)
-    let hashing = now()
-    _ = PushCacheScript.Plan(ws)
-    print("xcfleet's file list (SHA-256 of every file, on this machine): \(ms(now() - hashing))")
-    // Cold.
-    var oursCold: [Double] = [], oursColdPush: [Double] = [], theirsCold: [Double] = []
-    var oursColdBytes = 0, theirsColdBytes = 0
     let source = dir + "/src"
     try writeTree(base, to: source)
+    guard await runProcess(["sh", "-c", "cd '\(source)' && git init -q && git add -A && git -c user.email=b@example.invalid -c user.name=b commit -qm base"]).0 == 0 else {
+        throw RemoteShellError(.push, host: "h1", "git init of the source tree failed")
+    }
+    /// The workspace as a run reads it: the files git lists, read from disk, hashed unless the hash
+    /// cache (`hashes`) holds them unchanged.
+    func read(_ hashes: String) async throws -> Workspace { try await PackageWorkspace.read(folder: source, hashCache: "\(dir)/\(hashes)") }
+    let hashing = now()
+    _ = try await read("hashes-first")
+    print("xcfleet's file list, read from disk with SHA-256 of every file (no hash cache): \(ms(now() - hashing))")
+    // Cold: a fresh work root and a fresh hash cache each time (a first run hashes every file).
+    var oursCold: [Double] = [], oursColdPush: [Double] = [], theirsCold: [Double] = []
+    var oursColdBytes = 0, theirsColdBytes = 0
     for i in 0..<runs {
         let t = now()
+        let ws = try await read("hashes-cold-\(i)")
         let shell = try await SSHShell.connect(spec("cold-\(i)"), timeouts: PhaseTimeouts())
         let p = now()
         let outcome = try await push(shell, ws)
@@ -155,37 +165,51 @@ do {
         theirsCold.append(s)
         theirsColdBytes = b
     }
-    // Warm: the host holds the previous revision; 5 files changed each time.
-    let warmShell = try await SSHShell.connect(spec("warm"), timeouts: PhaseTimeouts())
-    _ = try await push(warmShell, ws)
+    // Warm: each host holds the previous revision; then 5 files change (a pull request) and the same
+    // change goes to a work root over a new connection, to another over the connection an attempt
+    // already has, and to rsync's destination. Files unchanged for a while are in the hash cache.
+    try await Task.sleep(nanoseconds: 2_500_000_000) // older than the hash cache's racy window
+    let warmShell = try await SSHShell.connect(spec("warm-reused"), timeouts: PhaseTimeouts())
+    let first = try await read("hashes")
+    _ = try await push(warmShell, first)
+    let uncachedShell = try await SSHShell.connect(spec("warm-uncached"), timeouts: PhaseTimeouts())
+    _ = try await push(uncachedShell, first)
+    let connectShell = try await SSHShell.connect(spec("warm"), timeouts: PhaseTimeouts())
+    _ = try await push(connectShell, first)
+    await connectShell.close()
     _ = try await rsync(source, "\(dir)/rsync-warm")
-    var oursWarm: [Double] = [], oursWarmPush: [Double] = [], theirsWarm: [Double] = []
-    var oursWarmBytes = 0, theirsWarmBytes = 0, filesSent = 0
+    var oursWarm: [Double] = [], oursWarmPush: [Double] = [], oursWarmUncached: [Double] = [], theirsWarm: [Double] = []
+    var oursWarmBytes = 0, theirsWarmBytes = 0, filesSent = 0, reading: [Double] = []
     var previous = base
     for n in 1...runs {
-        let next = revision(base, n)
+        let next = revision(previous, n)
         let changed = Set(zip(previous, next).filter { $0.contents != $1.contents }.map(\.1.path))
         previous = next
-        let wsN = Workspace(files: next)
+        try writeTree(next, to: source, only: changed)
         let t = now()
         let shell = try await SSHShell.connect(spec("warm"), timeouts: PhaseTimeouts())
-        let outcome = try await push(shell, wsN)
+        let outcome = try await push(shell, try await read("hashes"))
         await shell.close()
         oursWarm.append(now() - t)
-        // The same change on the connection an attempt already has.
-        let reused = Workspace(files: revision(base, n + 100))
         let p = now()
-        _ = try await push(warmShell, reused)
+        let ws = try await read("hashes")
+        reading.append(now() - p)
+        _ = try await push(warmShell, ws)
         oursWarmPush.append(now() - p)
+        // A/B: the same change to a third work root over a connection of its own, every file hashed (an
+        // empty hash cache, as every read was before the cache).
+        let u = now()
+        _ = try await push(uncachedShell, try await read("hashes-none-\(n)"))
+        oursWarmUncached.append(now() - u)
         guard case .pushed(let bytes, let files) = outcome else { throw RemoteShellError(.push, host: "h1", "expected a partial push, got \(outcome)") }
         oursWarmBytes = bytes
         filesSent = files
-        try writeTree(next, to: source, only: changed)
         let (s, b) = try await rsync(source, "\(dir)/rsync-warm")
         theirsWarm.append(s)
         theirsWarmBytes = b
     }
     await warmShell.close()
+    await uncachedShell.close()
     // The floor of a fresh job directory on this host: creating its 2,000 files (`cp -R` on the host).
     var floor: [Double] = []
     for i in 0..<runs {
@@ -198,6 +222,8 @@ do {
     bytesRow("cold push, bytes sent", oursColdBytes, theirsColdBytes)
     row("warm push, 5 changed, with connect", median(oursWarm), median(theirsWarm))
     row("warm push, 5 changed, connection reused", median(oursWarmPush), median(theirsWarm))
+    print("  of which reading the repository (git ls-files, 2,000 files read, 5 hashed)  \(ms(median(reading)))")
+    row("  the same, no hash cache (all hashed)", median(oursWarmUncached), median(theirsWarm))
     bytesRow("warm push, bytes sent (\(filesSent) files)", oursWarmBytes, theirsWarmBytes)
     print("floor: cp -R of the 2,000 files on the host  \(ms(median(floor)))   (a fresh job directory creates every file; rsync updates its destination in place)")
 } catch {

@@ -39,7 +39,9 @@ public enum InputFile {
         if Int(info.st_size) > limit { throw InputFileError(path: path, kind: .tooLarge(limit)) }
         let end = Date().addingTimeInterval(deadline)
         var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        // A regular file's size is known: one read of size + 1 bytes usually reaches its end.
+        data.reserveCapacity(Int(info.st_size))
+        var buffer = [UInt8](repeating: 0, count: min(64 << 10, max(4096, Int(info.st_size) + 1)))
         while true {
             let n = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if n == 0 { break }

@@ -6,7 +6,7 @@ import XCFleetModel
 /// (`RepositoryFiles`: tracked files, plus untracked files git does not ignore under the package's
 /// folder; never `.build`, DerivedData or ignored files), read as they are in the working tree.
 /// The team's `Package.swift` is pushed as it is.
-enum PackageWorkspace {
+package enum PackageWorkspace {
     /// Largest file pushed (a bigger one is a problem to fix in the repository, not to push).
     static let fileLimit = 64 << 20
 
@@ -26,20 +26,26 @@ enum PackageWorkspace {
     }
 
     /// The repository that holds `folder`, its untracked files taken from `folder` only.
-    static func read(folder: String) async throws -> Workspace {
+    /// Files unchanged since an earlier read are not hashed again (`FileHashCache`; `hashCache`
+    /// names its folder, nil: the user's cache folder).
+    package static func read(folder: String, hashCache: String? = nil) async throws -> Workspace {
         let listing = try await RepositoryFiles.list(directory: folder)
         let root = listing.root
         return try await offPool {
+            var cache = FileHashCache(root: root, folder: hashCache)
             var files: [WorkspaceFile] = []
             for name in listing.files {
                 let path = root + "/" + name
                 let data: Data
+                guard let before = FileHashCache.stamp(path) else {
+                    throw RepositoryFiles.ListingError(directory: root, reason: "cannot read \(name): it is gone")
+                }
                 do { data = try InputFile.read(path, limit: fileLimit) } catch {
                     throw RepositoryFiles.ListingError(directory: root, reason: "cannot read \(name): \(error)")
                 }
-                let mode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
-                files.append(WorkspaceFile(path: name, contents: data, executable: mode & 0o100 != 0))
+                files.append(cache.file(name, contents: data, before: before, after: FileHashCache.stamp(path)))
             }
+            cache.save(keeping: Set(listing.files))
             return Workspace(files: files)
         }
     }

@@ -70,7 +70,6 @@ package enum RepositoryFiles {
         var seen = Set<String>()
         var files: [String] = []
         var skipped: [Skipped] = []
-        let fm = FileManager.default
         let realRoot = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
         for name in names where seen.insert(name).inserted {
             let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -82,18 +81,19 @@ package enum RepositoryFiles {
                 skipped.append(Skipped(path: name, reason: "a build product")); continue
             }
             let full = root + "/" + name
-            guard let attributes = try? fm.attributesOfItem(atPath: full), let type = attributes[.type] as? FileAttributeType else {
+            var info = stat()
+            guard lstat(full, &info) == 0 else {
                 // Tracked but deleted in the working tree: the tree is pushed as it is.
                 skipped.append(Skipped(path: name, reason: "missing in the working tree")); continue
             }
-            switch type {
-            case .typeRegular:
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
                 files.append(name)
-            case .typeSymbolicLink:
+            case S_IFLNK:
                 let target = URL(fileURLWithPath: full).resolvingSymlinksInPath().path
                 if SafePath.isStrictlyInside(target, parent: realRoot) { files.append(name) }
                 else { skipped.append(Skipped(path: name, reason: "a link that leads out of the repository")) }
-            case .typeDirectory:
+            case S_IFDIR:
                 // A submodule (git lists its folder): its files are not this repository's.
                 skipped.append(Skipped(path: name, reason: "a submodule or folder; its files are not pushed"))
             default:

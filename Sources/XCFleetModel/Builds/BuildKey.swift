@@ -21,11 +21,7 @@ public struct BuildKey: Hashable, Codable, Sendable, CustomStringConvertible {
     /// `sha256  path` lines (the `sha256sum` format, sorted by path) of the files that affect the
     /// build: the manifest the host verifies a cached tree against.
     public static func sourceManifest(of workspace: Workspace) -> [String] {
-        workspace.files.filter { !testSteeringFiles.contains($0.path) }.map { f in
-            var h = SHA256()
-            h.update(f.contents)
-            return h.finalizeHex() + "  " + f.path
-        }
+        workspace.files.filter { !testSteeringFiles.contains($0.path) }.map { $0.sha256 + "  " + $0.path }
     }
 
     /// The key of `workspace` built by `buildCommand` with `toolchain` (the host's identity text,
@@ -44,9 +40,7 @@ public struct BuildKey: Hashable, Codable, Sendable, CustomStringConvertible {
         field("command", buildCommand.joined(separator: "\u{0}"))
         for f in workspace.files where !testSteeringFiles.contains(f.path) {
             field(f.executable ? "file+x" : "file", f.path)
-            var c = SHA256()
-            c.update(f.contents)
-            field("sha256", c.finalizeHex())
+            field("sha256", f.sha256)
         }
         return BuildKey(hex: h.finalizeHex())
     }

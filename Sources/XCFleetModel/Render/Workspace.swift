@@ -4,13 +4,52 @@ import XCFleetBasics
 /// One file of a rendered workspace. `path` is relative, `/`-separated.
 public struct WorkspaceFile: Equatable, Sendable {
     public var path: String
-    public var contents: Data
+    public var contents: Data { didSet { digest = FileDigest() } }
     public var executable: Bool
+    /// The SHA-256 of `contents`, worked out once per contents: the push, the build key and the
+    /// build cache's manifest all name a file by it (copies of the value share it).
+    private var digest: FileDigest
 
     public init(path: String, contents: Data, executable: Bool = false) {
         self.path = path
         self.contents = contents
         self.executable = executable
+        self.digest = FileDigest()
+    }
+
+    /// A file whose contents' SHA-256 is already known (`sha256`: 64 lower-case hex digits), e.g.
+    /// from a cache of the hashes of files unchanged on disk since they were hashed.
+    package init(path: String, contents: Data, executable: Bool, sha256: String) {
+        self.init(path: path, contents: contents, executable: executable)
+        digest = FileDigest(sha256)
+    }
+
+    /// Hex SHA-256 of `contents`.
+    public var sha256: String { digest.value(of: contents) }
+
+    public static func == (a: WorkspaceFile, b: WorkspaceFile) -> Bool {
+        a.path == b.path && a.executable == b.executable && a.contents == b.contents
+    }
+}
+
+/// A file's SHA-256, computed on first use and then kept (shared by the copies of one value).
+private final class FileDigest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var hex: String?
+
+    init(_ hex: String? = nil) { self.hex = hex }
+
+    func value(of contents: Data) -> String {
+        lock.lock()
+        if let hex { lock.unlock(); return hex }
+        lock.unlock()
+        var h = SHA256()
+        h.update(contents)
+        let computed = h.finalizeHex()
+        lock.lock()
+        hex = computed
+        lock.unlock()
+        return computed
     }
 }
 
@@ -44,11 +83,7 @@ public struct Workspace: Equatable, Sendable {
     /// build nearest to this tree (the fewest differing files) and what an incremental copy must replace.
     public var fileHashes: [String: String] {
         var out: [String: String] = [:]
-        for f in files {
-            var h = SHA256()
-            h.update(f.contents)
-            out[f.path] = h.finalizeHex()
-        }
+        for f in files { out[f.path] = f.sha256 }
         return out
     }
 
