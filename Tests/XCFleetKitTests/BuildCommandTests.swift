@@ -49,8 +49,38 @@ final class BuildCommandTests: XCTestCase {
         let c = BuildCacheScript.command(input)
         XCTAssertEqual(Array(c.arguments.prefix(2)), ["sh", "-c"])
         XCTAssertEqual(Array(c.arguments.dropFirst(3)), ["sh", "/Users/ci/.xcfleet/work", key.hex, "d1", "DerivedData/Build/Products/*.xctestrun",
-                                                        "00  App.swift", "/Users/ci/.xcfleet/work/j.1", "10", "5",
+                                                        BuildKey.sourcesDigest(["00  App.swift"]), "/Users/ci/.xcfleet/work/j.1", "10", "5",
                                                         key.hex + " " + String(repeating: "cd", count: 32), "0",
                                                         "xcodebuild", "build-for-testing", "-scheme", "App; rm -rf /", "-derivedDataPath", "DerivedData"])
+    }
+
+    /// The manifest travels as a file pushed with the job, never on the command line: the push check
+    /// and the build cache's command chained on one SSH exec line are as long for 5,000 files as for
+    /// the package alone, and well under what one exec request carries (about 32 KB).
+    func testTheChainedBuildLineDoesNotGrowWithTheFiles() throws {
+        let ws = try BuildCacheTests.contractWorkspace()
+        let big = Workspace(files: ws.files + (0..<5_000).map { i in
+            WorkspaceFile(path: "Sources/Generated/Folder\(i / 100)/GeneratedFile\(i).swift", contents: Data("let v\(i) = \(i)\n".utf8))
+        })
+        func line(_ workspace: Workspace) -> String {
+            let job = PlannedJob(planned: JobPlanned(jobID: "j", suite: "cache-gate", kind: .gate, expectedTests: []),
+                                 spec: SuiteSpec(name: "cache-gate", template: "cache-contract"), workspace: workspace, filter: nil, requires: [])
+            let build = SwiftPMCachedBuild(job: job, shell: LocalShell(host: HostSpec(name: "h", workRoot: "/home/ci/.xcfleet/work")),
+                                           directory: "/home/ci/.xcfleet/work/j.abcdefgh", driver: SwiftPMDriver())
+            let check = PushCacheScript.check(workRoot: "/home/ci/.xcfleet/work", directory: "/home/ci/.xcfleet/work/j.abcdefgh",
+                                              createDirectory: true, chained: true)
+            return ShellQuote.join(check.arguments) + " || exit $?; " + ShellQuote.join(build.buildCommand(toolchain: "t", trusted: [:]).arguments)
+        }
+        let small = line(ws), large = line(big)
+        XCTAssertEqual(large.utf8.count, small.utf8.count, "the line does not grow with the files")
+        XCTAssertLessThan(large.utf8.count, 28_000, "room for the environment and the process record's wrapper")
+        XCTAssertTrue(large.contains(BuildKey.sourcesDigest(BuildKey.sourceManifest(of: big))), "the manifest's SHA-256 is on the line")
+        XCTAssertFalse(large.contains("GeneratedFile1.swift"))
+        // What the host reads instead: the manifest file pushed with the job, one line per source file.
+        let pushed = BuildKey.withSourcesFile(big)
+        let file = try XCTUnwrap(pushed.file(BuildKey.sourcesFileName))
+        XCTAssertEqual(file.contents, BuildKey.sourcesText(BuildKey.sourceManifest(of: big)))
+        XCTAssertEqual(BuildKey.sourceManifest(of: pushed), BuildKey.sourceManifest(of: big), "the file is not part of its own manifest")
+        XCTAssertEqual(BuildKey.withSourcesFile(pushed), pushed)
     }
 }

@@ -1,14 +1,29 @@
 # Functions shared by the build, eviction and clean scripts (after work-root.sh). The caller sets
-# $manifest and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
+# $manifest (xcf_read_manifest) and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
 say() { printf 'XCFLEET-BUILD %s\n' "$*"; }
 if command -v sha256sum >/dev/null 2>&1; then xcf_h() { sha256sum "$@"; }; else xcf_h() { shasum -a 256 "$@"; }; fi
+# Sets $manifest (`sha256  path` lines) from FILE, pushed with the job (a repository's manifest is
+# too long for a command line), when its SHA-256 is DIGEST (what xcfleet computed); read once.
+xcf_read_manifest() {
+  [ -f "$1" ] && [ ! -L "$1" ] || { echo "xcfleet: the source manifest $1 is missing" >&2; return 1; }
+  manifest=$(cat "$1") && [ "$(printf '%s\n' "$manifest" | xcf_h | cut -c1-64)" = "$2" ] ||
+    { echo "xcfleet: the source manifest $1 is not the one xcfleet sent" >&2; return 1; }
+}
+# The manifest's paths, sorted (what xcf_list of a matching tree prints).
+xcf_paths() { printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort; }
+# Removes every file of the tree DIR that the manifest does not name (one pass, any number of files).
+xcf_prune() {
+  xcf_paths > "$1.paths.$$" || return 1
+  xcf_list "$1" | LC_ALL=C comm -23 - "$1.paths.$$" | while IFS= read -r f; do rm -f -- "$1/$f"; done
+  rm -f "$1.paths.$$"
+}
 # Every non-directory entry of a package tree except its scratch directories (at any depth: a
 # team's package may sit in a folder of its repository) and markers, sorted.
 xcf_list() { (cd "$1" && find . \( -name .build -o -name DerivedData -o -name '.xcfleet-*' \) -prune -o ! -type d -print) | sed 's|^\./||' | LC_ALL=C sort; }
 # The tree holds exactly the manifest's files with their contents.
 xcf_verify() {
   [ -z "$(cd "$1" && find . \( -name .build -o -name DerivedData \) -prune -o -type l -print)" ] || return 1
-  [ "$(xcf_list "$1")" = "$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)" ] || return 1
+  [ "$(xcf_list "$1")" = "$(xcf_paths)" ] || return 1
   printf '%s\n' "$manifest" | (cd "$1" && xcf_h -c >/dev/null 2>&1)
 }
 # SHA-256 over every file of the product (a file or a bundle directory).

@@ -54,7 +54,8 @@ struct BuildRelay: Sendable {
         }
         let staging = try await target.makeJobDirectory(jobID: "relay-" + key.short)
         do {
-            _ = try await target.push(Workspace(files: files), to: staging)
+            // The sources' manifest file goes with them (the relay script reads it there).
+            _ = try await target.push(Workspace(files: files + [BuildKey.sourcesFile(of: workspace)]), to: staging)
             let out = OutputSink(limit: 1 << 20)
             let install = BuildCacheScript.relayCommand(workRoot: target.host.workRoot, key: key, toolchainDigest: toolchainDigest,
                                                         productGlob: productGlob, manifest: BuildKey.sourceManifest(of: workspace),
