@@ -54,6 +54,12 @@ final class BuildCommandTests: XCTestCase {
                                                         "xcodebuild", "build-for-testing", "-scheme", "App; rm -rf /", "-derivedDataPath", "DerivedData"])
     }
 
+    /// 64 hex digits made from `i`.
+    static func hex(_ i: Int) -> String {
+        let digits = String(i, radix: 16)
+        return String(repeating: "0", count: 64 - digits.count) + digits
+    }
+
     /// The manifest travels as a file pushed with the job, never on the command line: the push check
     /// and the build cache's command chained on one SSH exec line are as long for 5,000 files as for
     /// the package alone, and well under what one exec request carries (about 32 KB).
@@ -72,6 +78,18 @@ final class BuildCommandTests: XCTestCase {
             return ShellQuote.join(check.arguments) + " || exit $?; " + ShellQuote.join(build.buildCommand(toolchain: "t", trusted: [:]).arguments)
         }
         let small = line(ws), large = line(big)
+        // The trust records sent with it are bounded too: the newest, and the job's own key.
+        let trust = BuildTrust((0..<1_000).map { i in
+            BuildTrust.Entry(host: "h", key: Self.hex(i), product: String(repeating: "cd", count: 32))
+        })
+        let sent = trust.digests(host: "h", including: Self.hex(3))
+        XCTAssertEqual(sent.count, BuildTrust.sentLimit + 1)
+        XCTAssertNotNil(sent[Self.hex(3)], "the job's own key, recorded long ago")
+        XCTAssertNotNil(sent[Self.hex(999)], "the newest")
+        XCTAssertNil(sent[Self.hex(900)])
+        XCTAssertEqual(trust.digests(host: "h").count, 1_000, "all are kept for the run")
+        let trusted = BuildCacheScript.trustLines(sent)
+        XCTAssertLessThan(large.utf8.count + trusted.utf8.count, 30_000, "push check, build and trust records in one exec request")
         XCTAssertEqual(large.utf8.count, small.utf8.count, "the line does not grow with the files")
         XCTAssertLessThan(large.utf8.count, 28_000, "room for the environment and the process record's wrapper")
         XCTAssertTrue(large.contains(BuildKey.sourcesDigest(BuildKey.sourceManifest(of: big))), "the manifest's SHA-256 is on the line")

@@ -105,7 +105,7 @@ final class SwiftPMSteps: @unchecked Sendable {
 
     private func buildCommand(_ cached: SwiftPMCachedBuild, identity: String) -> ShellCommand {
         scanner.onLocked = executor.buildStarted
-        let command = cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name))
+        let command = cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name, including: cached.key(toolchain: identity).hex))
         return executor.record?.wrap(command) ?? command
     }
 
@@ -227,7 +227,7 @@ final class XcodeSteps: @unchecked Sendable {
         let shell = executor.shell
         var cache = XcodeCachedBuild(workspace: executor.job.workspace, workRoot: shell.host.workRoot,
                                      limits: shell.host.cache ?? CacheLimits(), jobDirectory: directory)
-        cache.trusted = executor.buildTrust.digests(host: shell.host.name)
+        cache.trusted = executor.buildTrust.digests(host: shell.host.name, newest: BuildTrust.sentLimit)
         var made = XcodebuildJob(shell: shell, directory: directory, input: XcodebuildJob.Input(job: executor.job),
                                  deadlines: XcodebuildJob.Deadlines(timeouts: executor.job.spec.timeouts), cache: cache)
         made.buildStarted = executor.buildStarted
