@@ -8,13 +8,15 @@ package enum HostScriptSource {
 # Functions shared by the build, eviction and clean scripts (after work-root.sh). The caller sets
 # $manifest (xcf_read_manifest) and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
 say() { printf 'XCFLEET-BUILD %s\n' "$*"; }
-if command -v sha256sum >/dev/null 2>&1; then xcf_h() { sha256sum "$@"; }; else xcf_h() { shasum -a 256 "$@"; }; fi
-# Sets $manifest (`sha256  path` lines) from FILE, pushed with the job (a repository's manifest is
-# too long for a command line), when its SHA-256 is DIGEST (what xcfleet computed); read once.
+if command -v sha256sum >/dev/null 2>&1; then xcf_hx="sha256sum"; else xcf_hx="shasum -a 256"; fi
+xcf_h() { $xcf_hx "$@"; }
+# Sets $manifest (`sha256  path` lines, by path) from the files of the pushed tree DIR, the
+# newline-separated paths STEER left out, when it hashes to DIGEST: what xcfleet computed from the
+# files it pushed (a repository's manifest is too long for a command line). Fails otherwise.
 xcf_read_manifest() {
-  [ -f "$1" ] && [ ! -L "$1" ] || { echo "xcfleet: the source manifest $1 is missing" >&2; return 1; }
-  manifest=$(cat "$1") && [ "$(printf '%s\n' "$manifest" | xcf_h | cut -c1-64)" = "$2" ] ||
-    { echo "xcfleet: the source manifest $1 is not the one xcfleet sent" >&2; return 1; }
+  manifest=$(xcf_list "$1" | grep -vxF -e "$3" | tr '\n' '\0' | (cd "$1" && xargs -0 $xcf_hx --)) &&
+    [ "$(printf '%s\n' "$manifest" | xcf_h | cut -c1-64)" = "$2" ] ||
+    { echo "xcfleet: the files in $1 are not the ones xcfleet sent (their manifest differs)" >&2; return 1; }
 }
 # The manifest's paths, sorted (what xcf_list of a matching tree prints).
 xcf_paths() { printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort; }
@@ -48,14 +50,15 @@ xcf_rm() { [ -e "$1" ] || [ -L "$1" ] || return 0; chmod -R u+w "$1" 2>/dev/null
     /// Scripts/build-cache.sh
     package static let buildCache = #"""
 # The build cache on a host (docs/builds.md), after work-root.sh and build-cache-common.sh.
-# Arguments: ROOT KEY TOOLCHAIN GLOB SOURCES JOB MAX MINFREE TRUST READONLY COMMAND...
-# SOURCES: the SHA-256 of JOB/.xcfleet-sources, the build's `sha256  path` manifest pushed with the job.
+# Arguments: ROOT KEY TOOLCHAIN GLOB SOURCES STEER JOB MAX MINFREE TRUST READONLY COMMAND...
+# SOURCES: the SHA-256 of the build's `sha256  path` manifest, which is listed from JOB's files
+# (the paths STEER left out) and must hash to it.
 set -u
-root=$1; key=$2; tool=$3; glob=$4; sources=$5; job=$6; max=$7; minfree=$8; trust=$9; ro=${10}; shift 10
+root=$1; key=$2; tool=$3; glob=$4; sources=$5; steer=$6; job=$7; max=$8; minfree=$9; trust=${10}; ro=${11}; shift 11
 b="$root/builds"
 xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
 case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
-xcf_read_manifest "$job/.xcfleet-sources" "$sources" || exit 97
+xcf_read_manifest "$job" "$sources" "$steer" || exit 97
 why=""; fresh=""
 existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
 # The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
@@ -127,7 +130,7 @@ if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 
     mkdir -p "$(dirname "$s/$f")" && cp -- "$job/$f" "$s/$f"
   done
 else
-  xcf_rm "$s"; mkdir "$s" && cp -R "$job/." "$s/" && rm -f "$s/.xcfleet-build" "$s/.xcfleet-sources" || { echo "xcfleet: cannot stage the package in $s" >&2; exit 97; }
+  xcf_rm "$s"; mkdir "$s" && cp -R "$job/." "$s/" && rm -f "$s/.xcfleet-build" || { echo "xcfleet: cannot stage the package in $s" >&2; exit 97; }
   # Only what the key covers: steering files are left out of the build tree.
   xcf_prune "$s"
 fi
@@ -152,20 +155,20 @@ use "$origin"
 # after work-root.sh and build-cache-common.sh. The orchestrator pushed the package's sources and
 # the test product it fetched from that host into SRC; it is used only when the sources match the
 # build's manifest and the product's SHA-256 is the one xcfleet recorded when it built it there.
-# Arguments: ROOT KEY TOOLCHAIN GLOB SOURCES SRC DIGEST READONLY (SOURCES: the SHA-256 of
-# SRC/.xcfleet-sources, the build's `sha256  path` manifest pushed with the files).
+# Arguments: ROOT KEY TOOLCHAIN GLOB SOURCES STEER SRC DIGEST READONLY (SOURCES: the SHA-256 of the
+# build's `sha256  path` manifest, which is listed from SRC's files, the paths STEER left out).
 set -u
-root=$1; key=$2; tool=$3; glob=$4; sources=$5; src=$6; digest=$7; ro=$8
+root=$1; key=$2; tool=$3; glob=$4; sources=$5; steer=$6; src=$7; digest=$8; ro=$9
 b="$root/builds"
 xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
 case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
 case "$digest" in *[!0-9a-f]*|'') echo "xcfleet: bad product digest" >&2; exit 97;; esac
-xcf_read_manifest "$src/.xcfleet-sources" "$sources" || exit 97
+xcf_read_manifest "$src" "$sources" "$steer" || { say relay refused "its sources differ from the build's manifest"; exit 96; }
 if [ -d "$b/$key" ]; then say relay present; exit 0; fi
 r="$b/.relay.$$"
 xcf_rm "$r"
 cp -R "$src/." "$r" 2>/dev/null || { echo "xcfleet: cannot stage the relayed build in $r" >&2; xcf_rm "$r"; exit 97; }
-rm -f "$r/.xcfleet-build" "$r/.xcfleet-sources"
+rm -f "$r/.xcfleet-build"
 xcf_verify "$r" || { say relay refused "its sources differ from the build's manifest"; xcf_rm "$r"; exit 96; }
 xcf_has_product "$r" || { say relay refused "its test product is missing"; xcf_rm "$r"; exit 96; }
 ph=$(xcf_product_hash "$r")

@@ -53,7 +53,7 @@ final class BuildCacheTests: XCTestCase {
                       onOutput: @escaping @Sendable (String) -> Void = { _ in }) async throws -> BuildRun {
         let shell = shell(root: root)
         let dir = try await shell.makeJobDirectory(jobID: "build-test")
-        _ = try await shell.push(BuildKey.withSourcesFile(ws), to: dir)
+        _ = try await shell.push(ws, to: dir)
         let key = BuildKey.compute(workspace: ws, toolchain: toolchain, destination: nil, buildCommand: command)
         let input = BuildCacheScript.Input(workRoot: root.path, key: key, toolchainDigest: BuildKey.toolchainDigest(toolchain),
                                            productGlob: glob, manifest: BuildKey.sourceManifest(of: ws), jobDirectory: dir,

@@ -19,7 +19,7 @@ final class BuildRelayScriptTests: XCTestCase {
         let workspace = Workspace(files: [WorkspaceFile(path: "Package.swift", contents: Data("// swift-tools-version:5.9\n".utf8)),
                                           WorkspaceFile(path: "Sources/A/A.swift", contents: Data("let a = 1\n".utf8))])
         let source = dir.appendingPathComponent("pushed").path
-        try BuildKey.withSourcesFile(workspace).write(to: URL(fileURLWithPath: source))
+        try workspace.write(to: URL(fileURLWithPath: source))
         try FileManager.default.createDirectory(atPath: source + "/.build/debug", withIntermediateDirectories: true)
         try Data(product.utf8).write(to: URL(fileURLWithPath: source + "/.build/debug/APackageTests.xctest"))
         let digest = try TestShell.run("cd \(ShellQuote.quote(source)) && find .build/debug/APackageTests.xctest -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum \"$f\"; done | sha256sum | cut -c1-64")

@@ -1,13 +1,15 @@
 # Functions shared by the build, eviction and clean scripts (after work-root.sh). The caller sets
 # $manifest (xcf_read_manifest) and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
 say() { printf 'XCFLEET-BUILD %s\n' "$*"; }
-if command -v sha256sum >/dev/null 2>&1; then xcf_h() { sha256sum "$@"; }; else xcf_h() { shasum -a 256 "$@"; }; fi
-# Sets $manifest (`sha256  path` lines) from FILE, pushed with the job (a repository's manifest is
-# too long for a command line), when its SHA-256 is DIGEST (what xcfleet computed); read once.
+if command -v sha256sum >/dev/null 2>&1; then xcf_hx="sha256sum"; else xcf_hx="shasum -a 256"; fi
+xcf_h() { $xcf_hx "$@"; }
+# Sets $manifest (`sha256  path` lines, by path) from the files of the pushed tree DIR, the
+# newline-separated paths STEER left out, when it hashes to DIGEST: what xcfleet computed from the
+# files it pushed (a repository's manifest is too long for a command line). Fails otherwise.
 xcf_read_manifest() {
-  [ -f "$1" ] && [ ! -L "$1" ] || { echo "xcfleet: the source manifest $1 is missing" >&2; return 1; }
-  manifest=$(cat "$1") && [ "$(printf '%s\n' "$manifest" | xcf_h | cut -c1-64)" = "$2" ] ||
-    { echo "xcfleet: the source manifest $1 is not the one xcfleet sent" >&2; return 1; }
+  manifest=$(xcf_list "$1" | grep -vxF -e "$3" | tr '\n' '\0' | (cd "$1" && xargs -0 $xcf_hx --)) &&
+    [ "$(printf '%s\n' "$manifest" | xcf_h | cut -c1-64)" = "$2" ] ||
+    { echo "xcfleet: the files in $1 are not the ones xcfleet sent (their manifest differs)" >&2; return 1; }
 }
 # The manifest's paths, sorted (what xcf_list of a matching tree prints).
 xcf_paths() { printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort; }

@@ -54,8 +54,7 @@ struct BuildRelay: Sendable {
         }
         let staging = try await target.makeJobDirectory(jobID: "relay-" + key.short)
         do {
-            // The sources' manifest file goes with them (the relay script reads it there).
-            _ = try await target.push(Workspace(files: files + [BuildKey.sourcesFile(of: workspace)]), to: staging)
+            _ = try await target.push(Workspace(files: files), to: staging)
             let out = OutputSink(limit: 1 << 20)
             let install = BuildCacheScript.relayCommand(workRoot: target.host.workRoot, key: key, toolchainDigest: toolchainDigest,
                                                         productGlob: productGlob, manifest: BuildKey.sourceManifest(of: workspace),

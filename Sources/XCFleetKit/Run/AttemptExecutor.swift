@@ -94,13 +94,11 @@ struct AttemptExecutor: Sendable {
         let then: @Sendable (String) throws -> ShellCommand? = chain?.command ?? { @Sendable _ in nil }
         let output: @Sendable (OutputChunk) -> Void = chain?.output ?? { @Sendable _ in }
         do {
-            // With the build's source manifest as a file: the build cache reads it there (`BuildKey.sourcesFileName`).
-            let pushed = BuildKey.withSourcesFile(job.workspace)
-            let prepared = try await shell.prepareJob(jobID: ref.jobID, workspace: pushed, pushSeconds: timeouts.push,
+            let prepared = try await shell.prepareJob(jobID: ref.jobID, workspace: job.workspace, pushSeconds: timeouts.push,
                                                       directoryCreated: { created.path = $0 }, then: then,
                                                       deadlines: CommandDeadlines(total: timeouts.build, silence: timeouts.silence),
                                                       output: output)
-            log.append(.push(ref, Self.pushRecord(prepared.push, workspace: pushed, host: shell.host.name)))
+            log.append(.push(ref, Self.pushRecord(prepared.push, workspace: job.workspace, host: shell.host.name)))
             steps.use(directory: prepared.directory)
             if let built = prepared.chained { steps.chainedBuildEnded(built) }
             return (.pushed(directory: prepared.directory), prepared.directory)

@@ -16,34 +16,18 @@ public struct BuildKey: Hashable, Codable, Sendable, CustomStringConvertible {
 
     /// Files that only steer the test run (which tests, what to expect) and so never change the
     /// build: they are pushed with the package but not part of the key.
-    public static let testSteeringFiles: Set<String> = ["xcfleet-manifest.json", sourcesFileName]
+    public static let testSteeringFiles: Set<String> = ["xcfleet-manifest.json"]
 
-    /// The source manifest as a file pushed with the job (`sourcesText`): the host's build cache
-    /// reads it there, checked against `sourcesDigest` on its command line. A repository of a few
-    /// thousand files would overflow a command line (an SSH exec request carries about 32 KB, one
-    /// Linux argument 128 KiB).
-    public static let sourcesFileName = ".xcfleet-sources"
-
-    /// The manifest file's contents: each `sha256  path` line ended by a newline.
-    public static func sourcesText(_ manifest: [String]) -> Data {
-        Data(manifest.map { $0 + "\n" }.joined().utf8)
-    }
-
-    /// SHA-256 of `sourcesText(manifest)`: what the host checks the pushed file against.
+    /// SHA-256 of the manifest as the host lists it from the pushed job directory: its lines sorted
+    /// by the bytes of their paths (`LC_ALL=C sort`), each ended by a newline. The build cache
+    /// hashes the job directory's files itself (the manifest of a repository of a few thousand
+    /// files would overflow a command line: an SSH exec request carries about 32 KB, one Linux
+    /// argument 128 KiB) and builds only when they hash to this digest, its one argument.
     public static func sourcesDigest(_ manifest: [String]) -> String {
+        let sorted = manifest.sorted { Array($0.utf8.dropFirst(66)).lexicographicallyPrecedes(Array($1.utf8.dropFirst(66))) }
         var h = SHA256()
-        h.update(sourcesText(manifest))
+        h.update(Array(sorted.map { $0 + "\n" }.joined().utf8))
         return h.finalizeHex()
-    }
-
-    /// The manifest file of `workspace`'s build.
-    public static func sourcesFile(of workspace: Workspace) -> WorkspaceFile {
-        WorkspaceFile(path: sourcesFileName, contents: sourcesText(sourceManifest(of: workspace)))
-    }
-
-    /// `workspace` as it is pushed for a build: with its source manifest file (replacing a file of that name).
-    public static func withSourcesFile(_ workspace: Workspace) -> Workspace {
-        Workspace(files: workspace.files.filter { $0.path != sourcesFileName } + [sourcesFile(of: workspace)])
     }
 
     /// `sha256  path` lines (the `sha256sum` format, sorted by path) of the files that affect the
