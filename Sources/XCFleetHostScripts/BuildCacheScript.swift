@@ -9,7 +9,8 @@ import XCFleetModel
 /// - `<key>/`: a finished build (the whole package tree with its scratch directory, e.g. `.build`
 ///   or DerivedData) and its marker `.xcfleet-build` (written last): `key=`, `toolchain=` (digest
 ///   of the toolchain identity), `product=` (SHA-256 over the test product's files), then the
-///   `sha256  path` manifest of every source file.
+///   `sha256  path` manifest of every source file (listed and hashed from the job directory;
+///   used only when it hashes to `BuildKey.sourcesDigest`, the script's argument).
 /// - `.stage/`: the one place builds are made (SwiftPM and llbuild record absolute paths, so an
 ///   incremental build only recompiles what changed when it runs at the same path as its base).
 ///   Renamed to `<key>/` when complete; a `.stage` left by a killed builder has no marker and is
@@ -39,7 +40,9 @@ public enum BuildCacheScript {
         /// The test product, relative to the package root, a shell glob matching one path
         /// (`.build/debug/*PackageTests.xctest`; on Xcode hosts e.g. `DerivedData/Build/Products/*.xctestrun`).
         public var productGlob: String
-        /// `BuildKey.sourceManifest` of the workspace.
+        /// `BuildKey.sourceManifest` of the workspace. Only its digest is on the command line
+        /// (`BuildKey.sourcesDigest`): the script lists and hashes the job directory's files and
+        /// builds only when they hash to it, so the command's length does not grow with the files.
         public var manifest: [String]
         /// The job directory holding the pushed package.
         public var jobDirectory: String
@@ -73,9 +76,12 @@ public enum BuildCacheScript {
 
     public static func command(_ input: Input) -> ShellCommand {
         ShellCommand(["sh", "-c", script, "sh", input.workRoot, input.key.hex, input.toolchainDigest, input.productGlob,
-                      input.manifest.joined(separator: "\n"), input.jobDirectory, String(input.limits.maxBytes),
+                      BuildKey.sourcesDigest(input.manifest), steeringPaths, input.jobDirectory, String(input.limits.maxBytes),
                       String(input.limits.minFreeBytes), trustLines(input.trusted), input.readOnly ? "1" : "0"] + input.command)
     }
+
+    /// The pushed files the manifest leaves out (`BuildKey.testSteeringFiles`), one per line.
+    package static var steeringPaths: String { BuildKey.testSteeringFiles.sorted().joined(separator: "\n") }
 
     /// `KEY DIGEST` lines, sorted; only well-formed pairs.
     package static func trustLines(_ trusted: [String: String]) -> String {
@@ -95,14 +101,15 @@ public enum BuildCacheScript {
     package static let script = common + HostScriptSource.buildCache
 
     /// Installs a build relayed from another host of the same class (`Scripts/build-relay.sh`):
-    /// `source` holds the package's files and the fetched test product; it becomes `builds/<key>`
-    /// only when the sources match `manifest` and the product's SHA-256 is `digest` (the record
+    /// `source` holds the package's files and the fetched test product (its sources, listed and
+    /// hashed there, must hash to the digest of `manifest`); it becomes `builds/<key>` only when the
+    /// sources match `manifest` and the product's SHA-256 is `digest` (the record
     /// xcfleet made when it built the key on the other host). Exit 0 (`relay installed DIGEST` or
     /// `relay present`), 96 when refused (`relay refused WHY`), 97 when the cache is unusable.
     public static func relayCommand(workRoot: String, key: BuildKey, toolchainDigest: String, productGlob: String, manifest: [String],
                                     source: String, digest: String, readOnly: Bool) -> ShellCommand {
         ShellCommand(["sh", "-c", common + HostScriptSource.buildRelay, "sh", workRoot, key.hex, toolchainDigest, productGlob,
-                      manifest.joined(separator: "\n"), source, digest, readOnly ? "1" : "0"])
+                      BuildKey.sourcesDigest(manifest), steeringPaths, source, digest, readOnly ? "1" : "0"])
     }
 
     /// Exit status of a relay the host refused (the files were not what xcfleet recorded).

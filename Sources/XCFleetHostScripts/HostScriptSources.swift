@@ -6,16 +6,33 @@ package enum HostScriptSource {
     /// Scripts/build-cache-common.sh
     package static let buildCacheCommon = #"""
 # Functions shared by the build, eviction and clean scripts (after work-root.sh). The caller sets
-# $manifest and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
+# $manifest (xcf_read_manifest) and $glob; $xcf_evict_perl holds evict.pl. POSIX sh, Linux and macOS.
 say() { printf 'XCFLEET-BUILD %s\n' "$*"; }
-if command -v sha256sum >/dev/null 2>&1; then xcf_h() { sha256sum "$@"; }; else xcf_h() { shasum -a 256 "$@"; }; fi
+if command -v sha256sum >/dev/null 2>&1; then xcf_hx="sha256sum"; else xcf_hx="shasum -a 256"; fi
+xcf_h() { $xcf_hx "$@"; }
+# Sets $manifest (`sha256  path` lines, by path) from the files of the pushed tree DIR, the
+# newline-separated paths STEER left out, when it hashes to DIGEST: what xcfleet computed from the
+# files it pushed (a repository's manifest is too long for a command line). Fails otherwise.
+xcf_read_manifest() {
+  manifest=$(xcf_list "$1" | grep -vxF -e "$3" | tr '\n' '\0' | (cd "$1" && xargs -0 $xcf_hx --)) &&
+    [ "$(printf '%s\n' "$manifest" | xcf_h | cut -c1-64)" = "$2" ] ||
+    { echo "xcfleet: the files in $1 are not the ones xcfleet sent (their manifest differs)" >&2; return 1; }
+}
+# The manifest's paths, sorted (what xcf_list of a matching tree prints).
+xcf_paths() { printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort; }
+# Removes every file of the tree DIR that the manifest does not name (one pass, any number of files).
+xcf_prune() {
+  xcf_paths > "$1.paths.$$" || return 1
+  xcf_list "$1" | LC_ALL=C comm -23 - "$1.paths.$$" | while IFS= read -r f; do rm -f -- "$1/$f"; done
+  rm -f "$1.paths.$$"
+}
 # Every non-directory entry of a package tree except its scratch directories (at any depth: a
 # team's package may sit in a folder of its repository) and markers, sorted.
 xcf_list() { (cd "$1" && find . \( -name .build -o -name DerivedData -o -name '.xcfleet-*' \) -prune -o ! -type d -print) | sed 's|^\./||' | LC_ALL=C sort; }
 # The tree holds exactly the manifest's files with their contents.
 xcf_verify() {
   [ -z "$(cd "$1" && find . \( -name .build -o -name DerivedData \) -prune -o -type l -print)" ] || return 1
-  [ "$(xcf_list "$1")" = "$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)" ] || return 1
+  [ "$(xcf_list "$1")" = "$(xcf_paths)" ] || return 1
   printf '%s\n' "$manifest" | (cd "$1" && xcf_h -c >/dev/null 2>&1)
 }
 # SHA-256 over every file of the product (a file or a bundle directory).
@@ -33,12 +50,15 @@ xcf_rm() { [ -e "$1" ] || [ -L "$1" ] || return 0; chmod -R u+w "$1" 2>/dev/null
     /// Scripts/build-cache.sh
     package static let buildCache = #"""
 # The build cache on a host (docs/builds.md), after work-root.sh and build-cache-common.sh.
-# Arguments: ROOT KEY TOOLCHAIN GLOB MANIFEST JOB MAX MINFREE TRUST READONLY COMMAND...
+# Arguments: ROOT KEY TOOLCHAIN GLOB SOURCES STEER JOB MAX MINFREE TRUST READONLY COMMAND...
+# SOURCES: the SHA-256 of the build's `sha256  path` manifest, which is listed from JOB's files
+# (the paths STEER left out) and must hash to it.
 set -u
-root=$1; key=$2; tool=$3; glob=$4; manifest=$5; job=$6; max=$7; minfree=$8; trust=$9; ro=${10}; shift 10
+root=$1; key=$2; tool=$3; glob=$4; sources=$5; steer=$6; job=$7; max=$8; minfree=$9; trust=${10}; ro=${11}; shift 11
 b="$root/builds"
 xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
 case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
+xcf_read_manifest "$job" "$sources" "$steer" || exit 97
 why=""; fresh=""
 existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
 # The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
@@ -105,15 +125,14 @@ if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 
   origin="incremental $best"
   chmod -R u+w "$s"
   rm -f "$s/.xcfleet-build"
-  want=$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)
-  xcf_list "$s" | while IFS= read -r f; do printf '%s\n' "$want" | grep -qxF -- "$f" || rm -f -- "$s/$f"; done
+  xcf_prune "$s"
   printf '%s\n' "$manifest" | (cd "$s" && xcf_h -c 2>/dev/null) | sed -n 's/: FAILED.*$//p' | while IFS= read -r f; do
     mkdir -p "$(dirname "$s/$f")" && cp -- "$job/$f" "$s/$f"
   done
 else
   xcf_rm "$s"; mkdir "$s" && cp -R "$job/." "$s/" && rm -f "$s/.xcfleet-build" || { echo "xcfleet: cannot stage the package in $s" >&2; exit 97; }
   # Only what the key covers: steering files are left out of the build tree.
-  xcf_list "$s" | while IFS= read -r f; do printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | grep -qxF -- "$f" || rm -f -- "$s/$f"; done
+  xcf_prune "$s"
 fi
 xcf_verify "$s" || { echo "xcfleet: the staged package in $s does not match the files sent; not building from it" >&2; xcf_rm "$s"; exit 97; }
 (cd "$s" && exec "$@" 9>&-); st=$?
@@ -136,13 +155,15 @@ use "$origin"
 # after work-root.sh and build-cache-common.sh. The orchestrator pushed the package's sources and
 # the test product it fetched from that host into SRC; it is used only when the sources match the
 # build's manifest and the product's SHA-256 is the one xcfleet recorded when it built it there.
-# Arguments: ROOT KEY TOOLCHAIN GLOB MANIFEST SRC DIGEST READONLY
+# Arguments: ROOT KEY TOOLCHAIN GLOB SOURCES STEER SRC DIGEST READONLY (SOURCES: the SHA-256 of the
+# build's `sha256  path` manifest, which is listed from SRC's files, the paths STEER left out).
 set -u
-root=$1; key=$2; tool=$3; glob=$4; manifest=$5; src=$6; digest=$7; ro=$8
+root=$1; key=$2; tool=$3; glob=$4; sources=$5; steer=$6; src=$7; digest=$8; ro=$9
 b="$root/builds"
 xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
 case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
 case "$digest" in *[!0-9a-f]*|'') echo "xcfleet: bad product digest" >&2; exit 97;; esac
+xcf_read_manifest "$src" "$sources" "$steer" || { say relay refused "its sources differ from the build's manifest"; exit 96; }
 if [ -d "$b/$key" ]; then say relay present; exit 0; fi
 r="$b/.relay.$$"
 xcf_rm "$r"

@@ -225,6 +225,29 @@ final class AttemptMachineTests: XCTestCase {
                        [.phaseFinished(.build), .resetSimulators, .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
     }
 
+    /// A discover step that found nothing to run ends the attempt (cleanup, no test step) with a
+    /// typed outcome the scheduler never retries; infrastructure and deadlines still come first.
+    func testDiscoveryProblemIsATypedOutcome() {
+        let package = JobSource(origin: .package("."), workspace: Workspace(files: []), driver: .swiftPM)
+        var m = AttemptMachine(AttemptMachine.Plan(source: package, host: "mac-1", cleanupSeconds: 60))
+        XCTAssertEqual(m.start(), [.phaseStarted(.push), .perform(.push)])
+        _ = m.stepEnded(.pushed(directory: "/w/j1"))
+        XCTAssertEqual(m.stepEnded(.ended(.exited(0))).last, .perform(.discover))
+        XCTAssertEqual(m.stepEnded(.discovered(problem: "no test is enabled")).last, .cleanUp(directory: "/w/j1", seconds: 60))
+        _ = m.cleanedUp()
+        XCTAssertEqual(m.outcome(testsPassed: false), .discoveryFailed("no test is enabled"))
+        XCTAssertEqual(AttemptMachine.outcome(ended: AttemptEnded(timedOutPhase: .test), failure: nil, testsPassed: false, discoveryProblem: "x"),
+                       .timedOut(phase: .test))
+        XCTAssertEqual(AttemptMachine.outcome(ended: AttemptEnded(), failure: .hostLost("gone"), testsPassed: false, discoveryProblem: "x"),
+                       .infraFailure(.hostLost("gone")))
+
+        var found = AttemptMachine(AttemptMachine.Plan(source: package, host: "mac-1", cleanupSeconds: 60))
+        _ = found.start()
+        _ = found.stepEnded(.pushed(directory: "/w/j1"))
+        _ = found.stepEnded(.ended(.exited(0)))
+        XCTAssertEqual(found.stepEnded(.discovered(problem: nil)).last, .perform(.test))
+    }
+
     func testPlanErrorIsABuildErrorNotRetriedOnAnotherHost() {
         var m = machine(.xcodebuild(destination: "platform=Android"))
         _ = pushed(&m)

@@ -241,6 +241,16 @@ final class SchedulerTests: XCTestCase {
                        [.jobFinished(jobID: "j", state: .timedOut, attempts: 2, reason: "timed out in test"), .runFinished])
     }
 
+    /// A discovery failure is the same for every attempt of the build: never retried, whatever
+    /// the test-failure retries allow.
+    func testDiscoveryFailureIsNeverRetried() {
+        var s = Scheduler(jobs: [SchedulerJob(id: "j", suite: "s", testRetries: 2)], hosts: [SchedulerHost(name: "h")])
+        _ = s.start()
+        XCTAssertEqual(s.attemptFinished(jobID: "j", attempt: 1, outcome: .discoveryFailed("the filter selects none of the 7 discovered tests")),
+                       [.jobFinished(jobID: "j", state: .failed, attempts: 1,
+                                     reason: "test discovery failed (not retried: the same build lists the same tests)"), .runFinished])
+    }
+
     // MARK: Hosts lost, interrupts, stale reports
 
     func testHostLostMidJobRequeuesElsewhereAndIgnoresTheLateReport() {

@@ -33,6 +33,61 @@ final class TestDiscoveryFilesTests: XCTestCase {
         XCTAssertEqual(checked, ["xctestrun": 11, "xctestplan": 9, "xcscheme": 3])
     }
 
+    /// The recorded files hold no `-enumerate-tests` output (their kinds are run files, test plans
+    /// and schemes), but they hold real XCTest identifiers (`Class/testMethod`) written by Xcode and
+    /// by teams. As the enumeration lists them (`Target/Class/testMethod()`) each must read as XCTest
+    /// with the `-only-testing` identifier the file itself uses, and never as Swift Testing by shape.
+    func testRealXCTestIdentifiersOfTheRecordedFilesReadAsXCTestInAnEnumeration() throws {
+        let dir = try TestPaths.shared("fixtures/discovery")
+        let manifest = try String(contentsOf: dir.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+        var identifiers: [(target: String, id: String)] = []
+        for row in manifest.split(separator: "\n").dropFirst() {
+            let columns = row.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard columns.count >= 7 else { continue }
+            XCTAssertNotEqual(columns[1], "enumeration", "an enumeration file was recorded: golden-test XcodeTestEnumeration against it")
+            let data = try Data(contentsOf: dir.appendingPathComponent(columns[0]))
+            switch columns[1] {
+            case "xctestrun":
+                for t in try XCTestRunFile.parse(data, file: columns[0]).targets {
+                    identifiers += (t.onlyTestIdentifiers + t.skipTestIdentifiers).map { (t.name, $0) }
+                }
+            case "xctestplan":
+                for t in try XCTestPlanFile.parse(data, file: columns[0]).targets {
+                    identifiers += (t.selectedTests + t.skippedTests).map { (t.name, $0) }
+                }
+            default: continue
+            }
+        }
+        let methods = identifiers.filter { $0.id.split(separator: "/").count == 2 }
+        XCTAssertGreaterThan(methods.count, 50, "the recorded files name XCTest methods")
+        for (target, id) in methods {
+            let parts = [target] + id.split(separator: "/").map(String.init)
+            XCTAssertNotEqual(XcodeTestEnumeration.library(of: parts.dropLast() + [parts[parts.count - 1] + "()"]), .swiftTesting, id)
+            XCTAssertEqual(XcodeTestEnumeration.library(of: parts), .xcTest, id)
+            let json = #"{"errors": [], "values": [{"enabledTests": [{"identifier": "\#(target)/\#(id)()"}]}]}"#
+            let test = try XCTUnwrap(try XcodeTestEnumeration.parse(Data(json.utf8), file: "e.json").tests.first, id)
+            XCTAssertFalse(test.isSwiftTesting, id)
+            XCTAssertEqual(test.onlyTestingIdentifier, "\(target)/\(id)", id)
+        }
+    }
+
+    /// What the shape of an enumerated identifier can and cannot say (docs/discovery.md, "Names").
+    func testEnumerationShapesTellTheLibrariesApartWhereTheyCan() {
+        func library(_ id: String) -> XcodeTestEnumeration.Library { XcodeTestEnumeration.library(of: id.split(separator: "/").map(String.init)) }
+        XCTAssertEqual(library("T/C/testNoParens"), .xcTest, "Objective-C, or an older Xcode")
+        XCTAssertEqual(library("T/freeFunction()"), .swiftTesting)
+        XCTAssertEqual(library("T/Outer/Inner/nested()"), .swiftTesting, "XCTest has no nested suites")
+        XCTAssertEqual(library("T/Outer/Inner/testNested()"), .swiftTesting)
+        XCTAssertEqual(library("T/S/checksOrder()"), .swiftTesting, "XCTest runs only test… methods")
+        XCTAssertEqual(library("T/S/testArgs(x:)"), .swiftTesting, "XCTest methods take no arguments")
+        XCTAssertEqual(library("T/S/testLooksLikeXCTest()"), .either, "nothing in the JSON tells these apart")
+        let json = #"{"errors": [], "values": [{"enabledTests": [{"identifier": "T/Outer/Inner/nested()"}, {"identifier": "T/S/checksOrder()"}]}]}"#
+        let e = try? XcodeTestEnumeration.parse(Data(json.utf8), file: "e.json")
+        XCTAssertEqual(e?.errors, [])
+        XCTAssertEqual(e?.tests.map(\.onlyTestingIdentifier), ["T/Outer/Inner/nested()", "T/S/checksOrder()"])
+        XCTAssertEqual(e?.tests.map(\.isSwiftTesting), [true, true])
+    }
+
     static func list(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
     static func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
     static func tri(_ b: Bool?) -> String { b.map(yesNo) ?? "unset" }

@@ -92,12 +92,25 @@ final class PackageSuiteRunTests: XCTestCase {
         XCTAssertEqual(outcomes(result.report), expected, "every other test as its own swift test has it")
     }
 
-    func testAPackageWhoseFilterSelectsNothingIsRedWithTheReason() throws {
+    /// A discovery failure is the same for every attempt of the build: red after one attempt, even
+    /// with retries for test failures, its reason named once.
+    func testAPackageWhoseFilterSelectsNothingIsRedWithTheReasonAndNotRetried() throws {
         let repo = try repository(copying: Self.shelf, as: "Shelf")
-        let plan = try writePlan(in: repo, ["name": "shelf", "package": "Shelf", "filter": ["ShelfTests.NoSuchClass"]])
+        let plan = try writePlan(in: repo, ["name": "shelf", "package": "Shelf", "filter": ["ShelfTests.NoSuchClass"], "retries": ["testFailures": 2]])
         let result = try run(plan, fleet: try localFleet())
         XCTAssertEqual(result.status, 1, result.output)
-        XCTAssertTrue(result.output.contains("test discovery: filter and skip select none of the 7 discovered tests"), result.output)
+        let why = "filter and skip select none of the 7 discovered tests"
+        XCTAssertTrue(result.output.contains("test discovery: " + why), result.output)
+        let job = try XCTUnwrap(result.report?.suites.first?.jobs.first)
+        XCTAssertEqual(job.attempts.count, 1, "a discovery failure is never retried")
+        XCTAssertEqual(job.finalState, .failed)
+        XCTAssertTrue(job.attempts.first?.discovery?.problem?.hasPrefix(why) == true, "\(String(describing: job.attempts.first?.discovery))")
+        XCTAssertEqual(result.events.filter { if case .attemptStarted = $0.body { return true } else { return false } }.count, 1)
+        // One attempt's line in the live output, one line under the summary's "Why" (beside its headline).
+        XCTAssertEqual(result.output.split(separator: "\n").filter { $0.contains("attempt") && $0.contains(why) }.count, 1, result.output)
+        XCTAssertFalse(result.output.contains("attempt 2"), result.output)
+        let summary = try String(contentsOf: result.runDirectory.appendingPathComponent("summary.md"), encoding: .utf8)
+        XCTAssertEqual(summary.split(separator: "\n").filter { $0.hasPrefix("- ") && $0.contains(why) }.count, 1, summary)
     }
 
     // MARK: Real packages nobody here wrote (../shared/fixtures/packages)

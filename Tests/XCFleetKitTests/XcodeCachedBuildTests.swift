@@ -38,7 +38,7 @@ final class XcodeCachedBuildTests: XCTestCase {
         XCTAssertEqual(Array(c.arguments.prefix(2)), ["sh", "-c"])
         XCTAssertEqual(Array(c.arguments.dropFirst(3)), [
             "sh", "/Users/ci/.xcfleet/work", key.hex, BuildKey.toolchainDigest(identity), "DerivedData/Build/Products/*.xctestrun",
-            BuildKey.sourceManifest(of: ws).joined(separator: "\n"), "/Users/ci/.xcfleet/work/jobs/s-1", "10", "5", "", "0",
+            BuildKey.sourcesDigest(BuildKey.sourceManifest(of: ws)), "xcfleet-manifest.json", "/Users/ci/.xcfleet/work/jobs/s-1", "10", "5", "", "0",
             "xcodebuild", "build-for-testing", "-scheme", "xcfleet-s-Package", "-destination", "generic/platform=iOS Simulator",
             "-derivedDataPath", "DerivedData", "CODE_SIGNING_ALLOWED=NO"])
         XCTAssertEqual(cache.derivedDataPath(key: key), "/Users/ci/.xcfleet/work/builds/\(key.hex)/DerivedData")

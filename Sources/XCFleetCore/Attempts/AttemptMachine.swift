@@ -20,7 +20,9 @@ import XCFleetModel
 /// build that exits non-zero with no compiler error in its output gets a build error naming the
 /// tool (red, not retried); a deadline is a timeout of that step's phase; a lost connection, a
 /// SIGKILL from the host, a wedged simulator or an unusable build cache are infrastructure
-/// failures (`AttemptFailure`, rerun elsewhere); a cancellation ends the attempt `cancelled`.
+/// failures (`AttemptFailure`, rerun elsewhere); a discover step that finds nothing to run (the
+/// listing failed, no test is enabled, the filter selects none) is `discoveryFailed`: deterministic
+/// for the build, red and never retried; a cancellation ends the attempt `cancelled`.
 /// Collect runs after any test run that ended on its own (exit, signal, deadline), not after a
 /// lost connection or a cancellation. Cleanup follows whenever a job directory was made, with a
 /// short deadline after a lost connection (the host may be gone).
@@ -103,6 +105,8 @@ public struct AttemptMachine: Sendable {
     private var directory: String?
     private var ended = AttemptEnded()
     private var failure: AttemptFailure?
+    /// Why the discover step found nothing to run (`StepResult.discovered`).
+    private var discoveryProblem: String?
 
     public init(_ plan: Plan) {
         self.plan = plan
@@ -143,6 +147,7 @@ public struct AttemptMachine: Sendable {
         case .collected:
             goOn = true
         case .discovered(let problem):
+            discoveryProblem = problem
             goOn = problem == nil
         case .cancelled:
             ended.termination = .cancelled
@@ -183,7 +188,7 @@ public struct AttemptMachine: Sendable {
     /// What the scheduler gets for this attempt. `testsPassed`: the collated attempt has no problem
     /// (`Verdict.problems` is empty). Only meaningful once finished.
     public func outcome(testsPassed: Bool) -> Scheduler.AttemptOutcome {
-        AttemptMachine.outcome(ended: ended, failure: failure, testsPassed: testsPassed)
+        AttemptMachine.outcome(ended: ended, failure: failure, testsPassed: testsPassed, discoveryProblem: discoveryProblem)
     }
 
     /// The typed failure, if the attempt had one.
@@ -191,8 +196,10 @@ public struct AttemptMachine: Sendable {
 
     /// The outcome rule on its own: a host problem reruns elsewhere; a deadline in connect or push
     /// means the host is unreachable (rerun elsewhere), elsewhere it counts like a test failure;
-    /// a cancellation is `.cancelled`; otherwise the tests decide.
-    public static func outcome(ended: AttemptEnded, failure: AttemptFailure?, testsPassed: Bool) -> Scheduler.AttemptOutcome {
+    /// a cancellation is `.cancelled`; a discover step that found nothing to run is
+    /// `.discoveryFailed` (never retried); otherwise the tests decide.
+    public static func outcome(ended: AttemptEnded, failure: AttemptFailure?, testsPassed: Bool,
+                               discoveryProblem: String? = nil) -> Scheduler.AttemptOutcome {
         if let failure { return .infraFailure(failure) }
         if let phase = ended.timedOutPhase {
             switch phase {
@@ -201,6 +208,7 @@ public struct AttemptMachine: Sendable {
             }
         }
         if ended.termination == .cancelled { return .infraFailure(.cancelled) }
+        if let discoveryProblem { return .discoveryFailed(discoveryProblem) }
         return testsPassed ? .passed : .testsFailed
     }
 

@@ -87,7 +87,9 @@ public enum SwiftTestList {
 /// `{"errors": [...], "values": [{"testPlan": "App", "enabledTests": [{"identifier": "T/C/test()"}],
 /// "disabledTests": [...]}]}`. Identifiers are `Target/Class/test()` (XCTest methods carry `()`
 /// here, although `-only-testing` takes them without), `Target/Suite/test()` and
-/// `Target/test()` for Swift Testing, `Target/Class/testName` for Objective-C.
+/// `Target/test()` for Swift Testing, `Target/Class/testName` for Objective-C. Nothing but the
+/// identifier tells the libraries apart (`library(of:)`); `T/C/test…()` is read as XCTest unless
+/// `swiftTestingTargets` names its target (docs/discovery.md, "Names").
 public struct XcodeTestEnumeration: Equatable, Sendable {
     public struct Plan: Equatable, Sendable {
         public var testPlan: String?
@@ -153,17 +155,40 @@ public struct XcodeTestEnumeration: Equatable, Sendable {
         return result
     }
 
-    /// `T/C/test()` → target `T`, name `C/test` (XCTest) — unless the target is known to hold
-    /// Swift Testing tests or the name has argument labels, where the parentheses stay.
+    /// Which library an enumerated identifier belongs to. The JSON carries nothing but the
+    /// identifier (no kind, no library), so only its shape can tell, and for `T/C/test…()` it cannot.
+    enum Library: Equatable, Sendable {
+        case xcTest
+        case swiftTesting
+        /// `T/C/test…()`: an XCTest method or a Swift Testing function named `test…` in a suite.
+        case either
+    }
+
+    /// What the shape of `T/…` says. XCTest runs only argument-less `test…` methods of a class
+    /// (`T/C/testX()`, and `T/C/testX` for Objective-C or older Xcodes); Swift Testing identifiers
+    /// always end in `(…)` and may name a free function (`T/f()`), nested suites
+    /// (`T/Outer/Inner/f()`), argument labels (`f(x:)`) or any name (`T/S/checksOrder()`).
+    static func library(of parts: [String]) -> Library {
+        let last = parts[parts.count - 1]
+        guard last.hasSuffix(")"), let open = last.firstIndex(of: "(") else { return .xcTest }
+        let base = last[..<open]
+        if parts.count != 3 || last[open...] != "()" || !base.hasPrefix("test") { return .swiftTesting }
+        return .either
+    }
+
+    /// `T/C/test()` → target `T`, name `C/test` (XCTest) — unless the shape says Swift Testing
+    /// (`library(of:)`) or the target is known to hold Swift Testing tests, where the parentheses stay.
     static func test(identifier: String, enabled: Bool, swiftTestingTargets: Set<String>) -> DiscoveredTest? {
         let parts = identifier.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
         let target = parts[0]
         var name = parts.dropFirst().joined(separator: "/")
-        let last = parts[parts.count - 1]
-        let hasLabels = last.hasSuffix(":)")
-        // A free function (`T/test()`) can only be Swift Testing; XCTest always has a class.
-        let swiftTesting = swiftTestingTargets.contains(target) || hasLabels || parts.count == 2
+        let swiftTesting: Bool
+        switch library(of: parts) {
+        case .swiftTesting: swiftTesting = true
+        case .either: swiftTesting = swiftTestingTargets.contains(target)
+        case .xcTest: swiftTesting = false
+        }
         if !swiftTesting {
             guard parts.count == 3 else { return nil }
             if name.hasSuffix("()") { name.removeLast(2) }

@@ -40,6 +40,10 @@ extension Scheduler {
         /// Connection lost, host unreachable, push failed, toolchain missing, process killed by the
         /// host, simulator wedged, cancelled (`AttemptFailure`).
         case infraFailure(AttemptFailure)
+        /// The build's tests could not be discovered (listing them failed, none is enabled, the
+        /// filter selects none): the same for every attempt of that build, so never retried, not
+        /// even under `retries.testFailures`. The reason is the attempt's problem (`Verdict`).
+        case discoveryFailed(String)
     }
 
     /// A job's state as seen from outside (for the runner's progress display and for tests).

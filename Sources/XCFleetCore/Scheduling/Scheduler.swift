@@ -328,6 +328,10 @@ public struct Scheduler: Sendable {
                 return requeue(i)
             }
             return finish(i, .failed, reason: jobs[i].attempts > 1 ? "tests failed (\(jobs[i].attempts) attempts)" : "tests failed")
+        case .discoveryFailed:
+            // Deterministic for the build: another attempt would list the same tests. The reason
+            // itself is the attempt's problem (`Verdict`), shown once there.
+            return finish(i, .failed, reason: "test discovery failed (not retried: the same build lists the same tests)")
         case let .timedOut(phase):
             jobs[i].testFailures += 1
             if jobs[i].testFailures <= max(0, job.testRetries), !isInterrupted {

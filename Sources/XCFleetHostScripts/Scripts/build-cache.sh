@@ -1,10 +1,13 @@
 # The build cache on a host (docs/builds.md), after work-root.sh and build-cache-common.sh.
-# Arguments: ROOT KEY TOOLCHAIN GLOB MANIFEST JOB MAX MINFREE TRUST READONLY COMMAND...
+# Arguments: ROOT KEY TOOLCHAIN GLOB SOURCES STEER JOB MAX MINFREE TRUST READONLY COMMAND...
+# SOURCES: the SHA-256 of the build's `sha256  path` manifest, which is listed from JOB's files
+# (the paths STEER left out) and must hash to it.
 set -u
-root=$1; key=$2; tool=$3; glob=$4; manifest=$5; job=$6; max=$7; minfree=$8; trust=$9; ro=${10}; shift 10
+root=$1; key=$2; tool=$3; glob=$4; sources=$5; steer=$6; job=$7; max=$8; minfree=$9; trust=${10}; ro=${11}; shift 11
 b="$root/builds"
 xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
 case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
+xcf_read_manifest "$job" "$sources" "$steer" || exit 97
 why=""; fresh=""
 existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
 # The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
@@ -71,15 +74,14 @@ if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 
   origin="incremental $best"
   chmod -R u+w "$s"
   rm -f "$s/.xcfleet-build"
-  want=$(printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | LC_ALL=C sort)
-  xcf_list "$s" | while IFS= read -r f; do printf '%s\n' "$want" | grep -qxF -- "$f" || rm -f -- "$s/$f"; done
+  xcf_prune "$s"
   printf '%s\n' "$manifest" | (cd "$s" && xcf_h -c 2>/dev/null) | sed -n 's/: FAILED.*$//p' | while IFS= read -r f; do
     mkdir -p "$(dirname "$s/$f")" && cp -- "$job/$f" "$s/$f"
   done
 else
   xcf_rm "$s"; mkdir "$s" && cp -R "$job/." "$s/" && rm -f "$s/.xcfleet-build" || { echo "xcfleet: cannot stage the package in $s" >&2; exit 97; }
   # Only what the key covers: steering files are left out of the build tree.
-  xcf_list "$s" | while IFS= read -r f; do printf '%s\n' "$manifest" | sed 's/^[0-9a-f]*  //' | grep -qxF -- "$f" || rm -f -- "$s/$f"; done
+  xcf_prune "$s"
 fi
 xcf_verify "$s" || { echo "xcfleet: the staged package in $s does not match the files sent; not building from it" >&2; xcf_rm "$s"; exit 97; }
 (cd "$s" && exec "$@" 9>&-); st=$?

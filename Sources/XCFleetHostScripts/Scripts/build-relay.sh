@@ -2,13 +2,15 @@
 # after work-root.sh and build-cache-common.sh. The orchestrator pushed the package's sources and
 # the test product it fetched from that host into SRC; it is used only when the sources match the
 # build's manifest and the product's SHA-256 is the one xcfleet recorded when it built it there.
-# Arguments: ROOT KEY TOOLCHAIN GLOB MANIFEST SRC DIGEST READONLY
+# Arguments: ROOT KEY TOOLCHAIN GLOB SOURCES STEER SRC DIGEST READONLY (SOURCES: the SHA-256 of the
+# build's `sha256  path` manifest, which is listed from SRC's files, the paths STEER left out).
 set -u
-root=$1; key=$2; tool=$3; glob=$4; manifest=$5; src=$6; digest=$7; ro=$8
+root=$1; key=$2; tool=$3; glob=$4; sources=$5; steer=$6; src=$7; digest=$8; ro=$9
 b="$root/builds"
 xcf_private "$root" && xcf_private "$b" && xcf_private "$b/.pins" || exit 97
 case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
 case "$digest" in *[!0-9a-f]*|'') echo "xcfleet: bad product digest" >&2; exit 97;; esac
+xcf_read_manifest "$src" "$sources" "$steer" || { say relay refused "its sources differ from the build's manifest"; exit 96; }
 if [ -d "$b/$key" ]; then say relay present; exit 0; fi
 r="$b/.relay.$$"
 xcf_rm "$r"

@@ -84,7 +84,6 @@ final class SwiftPMSteps: @unchecked Sendable {
     let scanner = BuildProtocolScanner()
     /// A package job's discovered tests and this attempt's part (set by the discover step).
     var discovery: TestsDiscovered?
-    private var measuredBuildLine: Int?
     /// Which discovered tests are Swift Testing's (they run through the other library).
     var swiftTesting: Set<String> = []
     /// The build key this attempt claimed for the fleet (it builds it; `SwiftPMSteps+Relay.swift`).
@@ -106,16 +105,13 @@ final class SwiftPMSteps: @unchecked Sendable {
 
     private func buildCommand(_ cached: SwiftPMCachedBuild, identity: String) -> ShellCommand {
         scanner.onLocked = executor.buildStarted
-        let command = cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name))
+        let command = cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name, including: cached.key(toolchain: identity).hex))
         return executor.record?.wrap(command) ?? command
     }
 
     /// The cache script for the push's round trip, once the toolchain identity is known (admission
     /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
     func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
-        // The build's command carries the workspace's manifest: with the push check in front of it, a
-        // repository with many files would make the one line longer than an SSH exec request can be.
-        if executor.shell.host.transport == .ssh, buildLineBytes + pushCheckBytes > Self.sshExecLimit { return nil }
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
         // Another host builds or built this key: receive it in the build step instead.
         guard await claimForChainedBuild(identity: identity) else { return nil }
@@ -136,30 +132,7 @@ final class SwiftPMSteps: @unchecked Sendable {
         pending = buildEnded(termination, identity: identity, started: chainStarted)
     }
 
-    /// What one SSH exec request can carry, with room to spare (libssh2 sends packets of at most
-    /// 35,000 bytes; the environment and PATH settings go in front of the command).
-    static let sshExecLimit = 30_000
-
-    /// The build cache's command line as it is sent (its manifest makes it grow with the files).
-    /// Measured once per attempt (the command hashes every file of the workspace).
-    private var buildLineBytes: Int {
-        if let measured = measuredBuildLine { return measured }
-        let command = cached.buildCommand(toolchain: "", trusted: executor.buildTrust.digests(host: executor.shell.host.name))
-        let bytes = ShellQuote.join((executor.record?.wrap(command) ?? command).arguments).utf8.count
-        measuredBuildLine = bytes
-        return bytes
-    }
-
-    /// The push check in front of a chained build (its manifest goes on stdin).
-    private var pushCheckBytes: Int {
-        ShellQuote.join(PushCacheScript.check(workRoot: executor.shell.host.workRoot, directory: directory, createDirectory: true,
-                                              chained: true).arguments).utf8.count + 200
-    }
-
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
-        if step == .build, pending == nil, executor.shell.host.transport == .ssh, case let bytes = buildLineBytes, bytes > Self.sshExecLimit {
-            return .planError("the \(executor.job.workspace.files.count) files of the pushed tree make the build cache's command \(bytes / 1000) kB, more than one SSH exec request carries (about \(Self.sshExecLimit / 1000) kB); push fewer files (a package suite pushes what git tracks in its repository)")
-        }
         if step == .build, let pending {
             self.pending = nil
             return pending
@@ -254,7 +227,7 @@ final class XcodeSteps: @unchecked Sendable {
         let shell = executor.shell
         var cache = XcodeCachedBuild(workspace: executor.job.workspace, workRoot: shell.host.workRoot,
                                      limits: shell.host.cache ?? CacheLimits(), jobDirectory: directory)
-        cache.trusted = executor.buildTrust.digests(host: shell.host.name)
+        cache.trusted = executor.buildTrust.digests(host: shell.host.name, newest: BuildTrust.sentLimit)
         var made = XcodebuildJob(shell: shell, directory: directory, input: XcodebuildJob.Input(job: executor.job),
                                  deadlines: XcodebuildJob.Deadlines(timeouts: executor.job.spec.timeouts), cache: cache)
         made.buildStarted = executor.buildStarted

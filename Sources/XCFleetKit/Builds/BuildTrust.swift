@@ -8,6 +8,14 @@ import Foundation
 public final class BuildTrust: @unchecked Sendable {
     private let lock = NSLock()
     private var digests: [String: [String: String]] = [:]
+    /// When each host's key was last recorded (a counter): the newest are the ones sent.
+    private var recorded: [String: [String: Int]] = [:]
+    private var counter = 0
+
+    /// Records sent to a host with one build command (`digests(host:newest:including:)`): each is a
+    /// 130-byte argument line, and the command shares one SSH exec request (about 32 KB) with the push
+    /// check; a history of every build a host ever made would overflow it.
+    public static let sentLimit = 48
 
     public init(_ records: [Entry] = []) {
         for r in records { record(host: r.host, key: r.key, product: r.product) }
@@ -30,6 +38,8 @@ public final class BuildTrust: @unchecked Sendable {
         guard BuildCacheScript.isDigest(key), BuildCacheScript.isDigest(product) else { return }
         lock.lock(); defer { lock.unlock() }
         digests[host, default: [:]][key] = product
+        counter += 1
+        recorded[host, default: [:]][key] = counter
     }
 
     /// Records what a finished build phase reported, for the rest of the run: a build this attempt
@@ -45,5 +55,17 @@ public final class BuildTrust: @unchecked Sendable {
     public func digests(host: String) -> [String: String] {
         lock.lock(); defer { lock.unlock() }
         return digests[host] ?? [:]
+    }
+
+    /// The `limit` newest records for `host`, and `key`'s own when there is one: what one build
+    /// command carries. An older build is then not reused or built upon there (it is rebuilt).
+    public func digests(host: String, newest limit: Int = BuildTrust.sentLimit, including key: String? = nil) -> [String: String] {
+        lock.lock(); defer { lock.unlock() }
+        let all = digests[host] ?? [:]
+        let order = recorded[host] ?? [:]
+        var out: [String: String] = [:]
+        for k in all.keys.sorted(by: { (order[$0] ?? 0) > (order[$1] ?? 0) }).prefix(max(0, limit)) { out[k] = all[k] }
+        if let key, let own = all[key] { out[key] = own }
+        return out
     }
 }

@@ -385,7 +385,7 @@ actor RunCoordinator {
                 if case .testsFailed = outcome, let notPassed = result.notPassed, !notPassed.isEmpty { self.reruns[jobID] = notPassed }
                 if let key = self.scheduledBuildKey(jobID) {
                     var built = false
-                    switch outcome { case .passed, .testsFailed: built = true; default: break }
+                    switch outcome { case .passed, .testsFailed, .discoveryFailed: built = true; default: break }
                     self.noteBuild(jobID: jobID, host: hostName, key: key, started: false, succeeded: built)
                 }
                 // After an infrastructure failure the connection may be broken: reconnect next time,

@@ -18,6 +18,18 @@ public struct BuildKey: Hashable, Codable, Sendable, CustomStringConvertible {
     /// build: they are pushed with the package but not part of the key.
     public static let testSteeringFiles: Set<String> = ["xcfleet-manifest.json"]
 
+    /// SHA-256 of the manifest as the host lists it from the pushed job directory: its lines sorted
+    /// by the bytes of their paths (`LC_ALL=C sort`), each ended by a newline. The build cache
+    /// hashes the job directory's files itself (the manifest of a repository of a few thousand
+    /// files would overflow a command line: an SSH exec request carries about 32 KB, one Linux
+    /// argument 128 KiB) and builds only when they hash to this digest, its one argument.
+    public static func sourcesDigest(_ manifest: [String]) -> String {
+        let sorted = manifest.sorted { Array($0.utf8.dropFirst(66)).lexicographicallyPrecedes(Array($1.utf8.dropFirst(66))) }
+        var h = SHA256()
+        h.update(Array(sorted.map { $0 + "\n" }.joined().utf8))
+        return h.finalizeHex()
+    }
+
     /// `sha256  path` lines (the `sha256sum` format, sorted by path) of the files that affect the
     /// build: the manifest the host verifies a cached tree against.
     public static func sourceManifest(of workspace: Workspace) -> [String] {
