@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Build-cache benchmarks, release binary, figures printed side by side as ratios:
 #   1. warm re-run of Plans/cache-contract.json over loopback SSH ÷ `swift test` run directly in the
-#      same rendered, already-built package on the same machine            (target ≤ 1.5)
+#      same rendered, already-built package on the same machine            (target ≤ 1.2)
 #   2. Plans/nightly.json on the local host (empty cache) ÷ one cold run of Plans/cache-contract.json
-#      on an empty cache                                                    (target ≤ 2.5)
+#      on an empty cache                                                    (target ≤ 2.0)
 #   3. a suite with "shards": 8 on two loopback hosts with two slots each: builds counted from
 #      events.jsonl (target exactly 2) and wall ÷ (one build + longest shard chain)   (target ≤ 1.3)
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
@@ -55,7 +55,7 @@ pkg=$(ls -d "$work"/rendered/*/ | head -1)
 (cd "$pkg" && swift build --build-tests >/dev/null 2>&1)
 best=999
 for i in 1 2 3; do t0=$(now); (cd "$pkg" && swift test --skip-build >/dev/null 2>&1); t1=$(now); s=$(secs "$t0" "$t1"); best=$(python3 -c "print(min($best, $s))"); done
-echo "   warm xcfleet run over SSH  ${warm} s   |  swift test --skip-build (best of 3)  ${best} s   |  ratio $(ratio "$warm" "$best")  (target ≤ 1.5)"
+echo "   warm xcfleet run over SSH  ${warm} s   |  swift test --skip-build (best of 3)  ${best} s   |  ratio $(ratio "$warm" "$best")  (target ≤ 1.2)"
 echo "   builds in the warm run: $(count_builds "$work/runs1w")"
 
 fi
@@ -65,7 +65,7 @@ t0=$(now); XDG_CACHE_HOME="$work/roots/xdg-contract" "$bin" run Plans/cache-cont
 cold=$(secs "$t0" "$t1")
 t0=$(now); XDG_CACHE_HOME="$work/roots/xdg-nightly" "$bin" run Plans/nightly.json --runs "$work/runs2n" --quiet >/dev/null || true; t1=$(now)
 nightly=$(secs "$t0" "$t1")
-echo "   nightly  ${nightly} s   |  cold cache-contract  ${cold} s   |  ratio $(ratio "$nightly" "$cold")  (target ≤ 2.5)"
+echo "   nightly  ${nightly} s   |  cold cache-contract  ${cold} s   |  ratio $(ratio "$nightly" "$cold")  (target ≤ 2.0)"
 echo "   builds in nightly: $(count_builds "$work/runs2n")"
 
 fi
