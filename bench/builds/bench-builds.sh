@@ -6,6 +6,10 @@
 #      on an empty cache                                                    (target ≤ 2.0)
 #   3. a suite with "shards": 8 on two loopback hosts with two slots each: builds counted from
 #      events.jsonl (target exactly 2) and wall ÷ (one build + longest shard chain)   (target ≤ 1.3)
+# Measured for part 1 on a shared 2-core machine (load 5-6, so `swift test --skip-build` itself took
+# 1.35-1.68 s instead of ~0.5 s): warm re-run ÷ swift test, medians of 9 pairs, 0.87 with the test in
+# the push's exec against 0.91 before; the warm re-run alone, medians of 15 A/B pairs, 1.23 s against
+# 1.45 s (ratio 0.95). Part 2 last measured 3.26 under load.
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail
