@@ -70,6 +70,13 @@ final class SSHBuildCacheTests: XCTestCase {
         XCTAssertEqual(second.status, 0, second.stdout)
         XCTAssertEqual(builds(second.events).map(\.origin), [.cached])
         XCTAssertEqual(builds(second.events).first?.key, builds(first.events).first?.key)
+        // The test rode the push's exec: its events still come after its phase began, the build's before.
+        let bodies = second.events.map(\.body)
+        let testPhase = try XCTUnwrap(bodies.firstIndex { if case .phaseStarted(_, .test) = $0 { return true } else { return false } })
+        let testEvents = bodies.indices.filter { if case .test = bodies[$0] { return true } else { return false } }
+        XCTAssertGreaterThanOrEqual(testEvents.count, 36)
+        XCTAssertGreaterThan(testEvents.first ?? -1, testPhase)
+        XCTAssertLessThan(try XCTUnwrap(bodies.firstIndex { if case .build = $0 { return true } else { return false } }), testPhase)
 
         // Plant: replace the blob of Package.swift with another user's hostile Package.swift.
         let hash = try XCTUnwrap(try planWorkspace().fileHashes["Package.swift"])

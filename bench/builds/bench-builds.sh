@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Build-cache benchmarks, release binary, figures printed side by side as ratios:
 #   1. warm re-run of Plans/cache-contract.json over loopback SSH ÷ `swift test` run directly in the
-#      same rendered, already-built package on the same machine            (target ≤ 1.5)
+#      same rendered, already-built package on the same machine            (target ≤ 1.2)
 #   2. Plans/nightly.json on the local host (empty cache) ÷ one cold run of Plans/cache-contract.json
-#      on an empty cache                                                    (target ≤ 2.5)
+#      on an empty cache                                                    (target ≤ 2.0)
 #   3. build once per fleet: a suite with "shards": 8 on four loopback hosts of one class (the same
 #      toolchain), two slots each, empty work roots: compilations counted from events.jsonl and the
 #      attempts' logs (target exactly 1: the other hosts receive the build) and
 #      wall ÷ (one build + longest shard chain)                             (target ≤ 1.3)
 #      Measured 2026-12-02 (2-core machine, other builds running), two runs: 1 compilation each, the
 #      three other hosts received it; 55.5 s ÷ (52.0 + 2.3) = 1.02 and 33.9 s ÷ (30.3 + 2.5) = 1.03.
+# Measured for part 1 on a shared 2-core machine (load 5-6, so `swift test --skip-build` itself took
+# 1.35-1.68 s instead of ~0.5 s): warm re-run ÷ swift test, medians of 9 pairs, 0.87 with the test in
+# the push's exec against 0.91 before; the warm re-run alone, medians of 15 A/B pairs, 1.23 s against
+# 1.45 s (ratio 0.95). Part 2 last measured 3.26 under load.
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail
@@ -59,7 +63,7 @@ pkg=$(ls -d "$work"/rendered/*/ | head -1)
 (cd "$pkg" && swift build --build-tests >/dev/null 2>&1)
 best=999
 for i in 1 2 3; do t0=$(now); (cd "$pkg" && swift test --skip-build >/dev/null 2>&1); t1=$(now); s=$(secs "$t0" "$t1"); best=$(python3 -c "print(min($best, $s))"); done
-echo "   warm xcfleet run over SSH  ${warm} s   |  swift test --skip-build (best of 3)  ${best} s   |  ratio $(ratio "$warm" "$best")  (target ≤ 1.5)"
+echo "   warm xcfleet run over SSH  ${warm} s   |  swift test --skip-build (best of 3)  ${best} s   |  ratio $(ratio "$warm" "$best")  (target ≤ 1.2)"
 echo "   builds in the warm run: $(count_builds "$work/runs1w")"
 
 fi
@@ -69,7 +73,7 @@ t0=$(now); XDG_CACHE_HOME="$work/roots/xdg-contract" "$bin" run Plans/cache-cont
 cold=$(secs "$t0" "$t1")
 t0=$(now); XDG_CACHE_HOME="$work/roots/xdg-nightly" "$bin" run Plans/nightly.json --runs "$work/runs2n" --quiet >/dev/null || true; t1=$(now)
 nightly=$(secs "$t0" "$t1")
-echo "   nightly  ${nightly} s   |  cold cache-contract  ${cold} s   |  ratio $(ratio "$nightly" "$cold")  (target ≤ 2.5)"
+echo "   nightly  ${nightly} s   |  cold cache-contract  ${cold} s   |  ratio $(ratio "$nightly" "$cold")  (target ≤ 2.0)"
 echo "   builds in nightly: $(count_builds "$work/runs2n")"
 
 fi

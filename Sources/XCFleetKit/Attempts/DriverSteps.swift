@@ -32,8 +32,9 @@ enum DriverSteps: Sendable {
         }
     }
 
-    /// The build to run in the push's round trip (SwiftPM: the cache script), or nil.
-    func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
+    /// The build to run in the push's round trip (SwiftPM: the cache script, and the test when it
+    /// can follow in the same exec), or nil.
+    func chainedBuild() async -> ChainedBuild? {
         switch self {
         case .swiftPM(let s): return await s.chainedBuild()
         case .xcode: return nil // the Xcode build needs the Xcode chosen first
@@ -46,6 +47,11 @@ enum DriverSteps: Sendable {
         case .swiftPM(let s): s.chainedBuildEnded(termination)
         case .xcode: break
         }
+    }
+
+    /// The chained build exited 0 and the test runs on in the same exec: the test step awaits it.
+    func chainedTestStarted(_ test: ChainedTest) {
+        if case .swiftPM(let s) = self { s.chainedTestStarted(test) }
     }
 
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
@@ -63,7 +69,7 @@ enum DriverSteps: Sendable {
     /// What the driver itself set up (a simulator), before the job directory goes.
     func cleanUp() async {
         switch self {
-        case .swiftPM: break
+        case .swiftPM(let s): await s.abandonChainedTest()
         case .xcode(let s): await s.cleanUp()
         }
     }
@@ -95,15 +101,17 @@ final class SwiftPMSteps: @unchecked Sendable {
     }
 
     /// A build that already ran in the push's round trip (its result, judged like any other).
-    private var pending: AttemptMachine.StepResult?
-    private var chainIdentity: String?
-    private var chainStarted = Date()
+    var pending: AttemptMachine.StepResult?
+    var chainIdentity: String?
+    var chainStarted = Date()
+    /// The test running in the push's exec (`ChainedTest`), until the test step takes it.
+    var runningTest: ChainedTest?
 
     var cached: SwiftPMCachedBuild {
         SwiftPMCachedBuild(job: executor.job, shell: executor.shell, directory: directory, driver: executor.driver)
     }
 
-    private func buildCommand(_ cached: SwiftPMCachedBuild, identity: String) -> ShellCommand {
+    func buildCommand(_ cached: SwiftPMCachedBuild, identity: String) -> ShellCommand {
         scanner.onLocked = executor.buildStarted
         let command = cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name, including: cached.key(toolchain: identity).hex))
         return executor.record?.wrap(command) ?? command
@@ -111,7 +119,8 @@ final class SwiftPMSteps: @unchecked Sendable {
 
     /// The cache script for the push's round trip, once the toolchain identity is known (admission
     /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
-    func chainedBuild() async -> (command: @Sendable (String) throws -> ShellCommand?, output: @Sendable (OutputChunk) -> Void)? {
+    /// A template job's test rides the same exec (`ChainedTest`).
+    func chainedBuild() async -> ChainedBuild? {
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
         // Another host builds or built this key: receive it in the build step instead.
         guard await claimForChainedBuild(identity: identity) else { return nil }
@@ -119,12 +128,16 @@ final class SwiftPMSteps: @unchecked Sendable {
         chainStarted = Date()
         let job = executor.job, shell = executor.shell, driver = executor.driver
         let scanner = self.scanner, collector = self.collector
-        return ({ [self] dir in
-            buildCommand(SwiftPMCachedBuild(job: job, shell: shell, directory: dir, driver: driver), identity: identity)
-        }, { chunk in
+        let buildOutput: @Sendable (OutputChunk) -> Void = { chunk in
             scanner.consume(chunk)
             collector.consume(chunk)
-        })
+        }
+        let test = chainableTest(identity: identity, buildOutput: buildOutput)
+        return ChainedBuild(command: { [self] dir in
+            let cached = SwiftPMCachedBuild(job: job, shell: shell, directory: dir, driver: driver)
+            if let test, let both = chainedCommand(cached, identity: identity, test: test) { return both }
+            return buildCommand(cached, identity: identity)
+        }, output: { chunk in if let test { test.route(chunk) } else { buildOutput(chunk) } }, test: test)
     }
 
     func chainedBuildEnded(_ termination: CommandTermination) {
@@ -132,10 +145,24 @@ final class SwiftPMSteps: @unchecked Sendable {
         pending = buildEnded(termination, identity: identity, started: chainStarted)
     }
 
+    /// What one SSH exec request can carry, with room to spare (libssh2 sends packets of at most
+    /// 35,000 bytes; the environment and PATH settings go in front of the command).
+    static let sshExecLimit = 30_000
+
+    /// The push check in front of a chained build (its manifest goes on stdin).
+    var pushCheckBytes: Int {
+        ShellQuote.join(PushCacheScript.check(workRoot: executor.shell.host.workRoot, directory: directory, createDirectory: true,
+                                              chained: true).arguments).utf8.count + 200
+    }
+
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
         if step == .build, let pending {
             self.pending = nil
             return pending
+        }
+        if step == .test, let test = runningTest {
+            runningTest = nil
+            return await chainedTestEnded(test)
         }
         if step == .discover { return await discover() }
         if step == .test, executor.job.source.packageDirectory != nil { return await runPackageTests() }
@@ -184,7 +211,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     }
 
     /// A build command ended: its record (for the trust and the log), an unusable cache, a compiler error seen.
-    private func buildEnded(_ termination: CommandTermination, identity: String, started: Date) -> AttemptMachine.StepResult {
+    func buildEnded(_ termination: CommandTermination, identity: String, started: Date) -> AttemptMachine.StepResult {
         let shell = executor.shell, ref = executor.ref, log = executor.log
         collector.finishStream()
         let record = termination == .exited(0) ? scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) : nil

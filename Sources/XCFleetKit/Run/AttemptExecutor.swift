@@ -86,24 +86,48 @@ struct AttemptExecutor: Sendable {
     }
 
     /// The push step: a fresh job directory with the workspace in it. On a warm SSH host the
-    /// driver's build (a cache check, usually) runs in the same round trip (`RemoteShell.prepareJob`).
+    /// driver's build (a cache check, usually) runs in the same round trip (`RemoteShell.prepareJob`),
+    /// and a template job's test after it (`ChainedTest`): the push then ends when the test starts.
     private func push(_ steps: DriverSteps) async -> (AttemptMachine.StepResult, createdDirectory: String?) {
         let timeouts = job.spec.timeouts
         let created = CreatedDirectory()
         let chain = await steps.chainedBuild()
         let then: @Sendable (String) throws -> ShellCommand? = chain?.command ?? { @Sendable _ in nil }
         let output: @Sendable (OutputChunk) -> Void = chain?.output ?? { @Sendable _ in }
+        let shell = self.shell, job = self.job, ref = self.ref
+        // With a chained test the exec's own deadline covers both; each step's is kept by `ChainedTest`.
+        let total = timeouts.build + (chain?.test == nil ? 0 : timeouts.test)
+        let exec: @Sendable () async throws -> JobPreparation = {
+            try await shell.prepareJob(jobID: ref.jobID, workspace: job.workspace, pushSeconds: timeouts.push,
+                                       directoryCreated: { created.path = $0 }, then: then,
+                                       deadlines: CommandDeadlines(total: total, silence: timeouts.silence), output: output)
+        }
+        guard let test = chain?.test else {
+            do { return pushed(.success(try await exec()), steps: steps, created: created) } catch { return pushed(.failure(error), steps: steps, created: created) }
+        }
+        test.start(exec)
+        if await test.waitForTest(), let dir = created.path {
+            steps.use(directory: dir)
+            steps.chainedTestStarted(test)
+            return (.pushed(directory: dir), dir)
+        }
+        let (result, timedOut) = await test.execEnded()
+        return pushed(result, steps: steps, created: created, timedOut: timedOut)
+    }
+
+    /// The push's exec ended (with the chained build, if any). `timedOut`: the build's deadline cancelled it.
+    private func pushed(_ result: Result<JobPreparation, Error>, steps: DriverSteps, created: CreatedDirectory,
+                        timedOut: Bool = false) -> (AttemptMachine.StepResult, createdDirectory: String?) {
         do {
-            let prepared = try await shell.prepareJob(jobID: ref.jobID, workspace: job.workspace, pushSeconds: timeouts.push,
-                                                      directoryCreated: { created.path = $0 }, then: then,
-                                                      deadlines: CommandDeadlines(total: timeouts.build, silence: timeouts.silence),
-                                                      output: output)
+            let prepared = try result.get()
             log.append(.push(ref, Self.pushRecord(prepared.push, workspace: job.workspace, host: shell.host.name)))
             steps.use(directory: prepared.directory)
-            if let built = prepared.chained { steps.chainedBuildEnded(built) }
+            if let built = prepared.chained { steps.chainedBuildEnded(timedOut && built == .cancelled ? .timedOut("total") : built) }
             return (.pushed(directory: prepared.directory), prepared.directory)
         } catch let error as RemoteShellError {
             return (.failed(error.kind == .connect ? .hostLost(error.description) : .host(error.description), timedOut: error.kind == .timeout), created.path)
+        } catch is CancellationError where timedOut {
+            return (.failed(.host("\(shell.host.name): the push and build did not finish within \(Int(job.spec.timeouts.build)) s"), timedOut: true), created.path)
         } catch is CancellationError {
             return (.cancelled, created.path)
         } catch {
