@@ -90,4 +90,18 @@ extension Scheduler {
     public func buildsInFlight(onHost host: String) -> [String] {
         hostIndex[host].map { hosts[$0].building.keys.sorted() } ?? []
     }
+
+    /// Why a job cannot be placed: what it needs, and which hosts that had it are gone.
+    func unschedulableReason(_ job: SchedulerJob) -> String {
+        let needs = Array(Set(job.requires)).sorted()
+        let what = needs.isEmpty ? "needs a host" : "needs " + needs.joined(separator: ", ")
+        let gone = hosts.compactMap { record -> String? in
+            switch record.state {
+            case .active: return nil
+            case let .gone(reason):
+                return record.host.slots > 0 && record.host.satisfies(job.requires) ? "\(record.host.name) (\(reason))" : nil
+            }
+        }
+        return gone.isEmpty ? what : what + "; the hosts that had it are gone: " + gone.joined(separator: ", ")
+    }
 }

@@ -425,19 +425,6 @@ public struct Scheduler: Sendable {
         return actions
     }
 
-    private func unschedulableReason(_ job: SchedulerJob) -> String {
-        let needs = Array(Set(job.requires)).sorted()
-        let what = needs.isEmpty ? "needs a host" : "needs " + needs.joined(separator: ", ")
-        let gone = hosts.compactMap { record -> String? in
-            switch record.state {
-            case .active: return nil
-            case let .gone(reason):
-                return record.host.slots > 0 && record.host.satisfies(job.requires) ? "\(record.host.name) (\(reason))" : nil
-            }
-        }
-        return gone.isEmpty ? what : what + "; the hosts that had it are gone: " + gone.joined(separator: ", ")
-    }
-
     /// Offers free slots to queued jobs, longest first. When builds are known, two passes: first
     /// the jobs whose build is cached (or incremental) on a host with a free slot, then the rest —
     /// a free slot goes to a job that needs no cold build there before one that does, and no slot
