@@ -113,8 +113,13 @@ final class SwiftPMSteps: @unchecked Sendable {
 
     func buildCommand(_ cached: SwiftPMCachedBuild, identity: String) -> ShellCommand {
         scanner.onLocked = executor.buildStarted
-        let command = cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name, including: cached.key(toolchain: identity).hex))
+        let command = unwrappedBuildCommand(cached, identity: identity)
         return executor.record?.wrap(command) ?? command
+    }
+
+    /// The cache script's command with the host's trusted builds (always this job's key's own).
+    func unwrappedBuildCommand(_ cached: SwiftPMCachedBuild, identity: String) -> ShellCommand {
+        cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name, including: cached.key(toolchain: identity).hex))
     }
 
     /// The cache script for the push's round trip, once the toolchain identity is known (admission

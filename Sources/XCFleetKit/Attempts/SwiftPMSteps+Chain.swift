@@ -33,7 +33,7 @@ extension SwiftPMSteps {
     /// exported): the build then runs alone.
     func chainedCommand(_ cached: SwiftPMCachedBuild, identity: String, test: ChainedTest) -> ShellCommand? {
         guard let run = try? cached.testCommand(products: [test.bundle], toolchain: identity) else { return nil }
-        let build = cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name))
+        let build = unwrappedBuildCommand(cached, identity: identity)
         guard let both = test.command(build: build, test: executor.withAttachmentsFolder(run, jobDirectory: cached.directory)) else { return nil }
         scanner.onLocked = executor.buildStarted
         let wrapped = executor.record?.wrap(both) ?? both
