@@ -27,6 +27,8 @@ final class ChainedTest: @unchecked Sendable {
     private var reached: Bool?
     private var execTask: Task<Result<JobPreparation, Error>, Never>?
     private var timer: Task<Void, Never>?
+    /// Which deadline is armed: an older timer that wakes late changes nothing.
+    private var generation = 0
     private var expired = false
     private var finished = false
     /// Test output waits here until the test step begins (the build is judged and its phases logged first).
@@ -77,6 +79,9 @@ final class ChainedTest: @unchecked Sendable {
 
     /// Starts the exec (the push with the chained command) and the build's deadline.
     func start(_ exec: @escaping @Sendable () async throws -> JobPreparation) {
+        // Armed before the exec starts: a marker that arrives at once arms the test's deadline
+        // after this one, never before it (which would leave the build's deadline on the test).
+        arm(buildSeconds)
         let task = Task { () -> Result<JobPreparation, Error> in
             let r: Result<JobPreparation, Error>
             do { r = .success(try await exec()) } catch { r = .failure(error) }
@@ -85,8 +90,9 @@ final class ChainedTest: @unchecked Sendable {
         }
         lock.lock()
         execTask = task
+        let cancelNow = expired
         lock.unlock()
-        arm(buildSeconds)
+        if cancelNow { task.cancel() }
     }
 
     /// Waits until the test started in the exec (true) or the exec ended without it (false).
@@ -157,9 +163,9 @@ final class ChainedTest: @unchecked Sendable {
         return out.switched
     }
 
-    private func expire() {
+    private func expire(_ armed: Int) {
         lock.lock()
-        if finished { lock.unlock(); return }
+        if finished || armed != generation { lock.unlock(); return }
         expired = true
         let task = execTask
         lock.unlock()
@@ -186,14 +192,15 @@ final class ChainedTest: @unchecked Sendable {
 
     /// The running part's total deadline: when it expires, the exec is cancelled.
     private func arm(_ seconds: Double) {
-        let t = Task { [weak self] in
+        lock.lock()
+        generation += 1
+        let armed = generation
+        timer?.cancel()
+        timer = Task { [weak self] in
             try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
             guard !Task.isCancelled, let self else { return }
-            self.expire()
+            self.expire(armed)
         }
-        lock.lock()
-        timer?.cancel()
-        timer = t
         lock.unlock()
     }
 }
