@@ -56,9 +56,11 @@ final class ChainedTest: @unchecked Sendable {
     /// The shell text that ends the build part and starts the test: `build` is the build cache's
     /// command (its arguments follow the script as `"$@"`), `test` the test's, run only when the
     /// build exited 0 and the bundle exists. The exit status is the build's when it failed, else
-    /// the test's (0 when the test did not start). Nil when the commands cannot be joined so.
+    /// the test's (0 when the test did not start). Nil when the commands cannot be joined so (a
+    /// command that reads an input of its own does not share the exec's).
     func command(build: ShellCommand, test: ShellCommand) -> ShellCommand? {
-        guard build.environment.isEmpty, test.environment.keys.allSatisfy(ShellQuote.isValidName) else { return nil }
+        guard build.environment.isEmpty, build.input == nil, test.input == nil,
+              test.environment.keys.allSatisfy(ShellQuote.isValidName) else { return nil }
         let exports = test.environment.keys.sorted().map { "\($0)=\(ShellQuote.quote(test.environment[$0] ?? "")); export \($0); " }.joined()
         let script = #""$@"; st=$?; [ "$st" -eq 0 ] || exit "$st"; [ -e "# + ShellQuote.quote(bundle) + " ] || exit 0; "
             + "printf 'XCFLEET-TEST %s\\n' \(nonce); printf 'XCFLEET-TEST %s\\n' \(nonce) >&2; "
