@@ -46,13 +46,13 @@ public struct LocalShell: RemoteShell {
     static let pushSeconds: Double = 600
 
     /// A new temporary file only the user can read, holding `chunks` (the caller removes it).
-    private func privateInputFile(_ chunks: [[UInt8]]) async throws -> URL {
+    private func privateInputFile(_ chunks: [[UInt8]], phase: RemoteShellError.Kind) async throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-input-\(UUID().uuidString)")
         let name = host.name
         try await offPool {
             guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
                   let handle = FileHandle(forWritingAtPath: file.path) else {
-                throw RemoteShellError(.command, host: name, "cannot write \(file.path)")
+                throw RemoteShellError(phase, host: name, "cannot write \(file.path)")
             }
             defer { try? handle.close() }
             for chunk in chunks { try handle.write(contentsOf: Data(chunk)) }
@@ -62,7 +62,7 @@ public struct LocalShell: RemoteShell {
 
     /// Runs a host script with `stdin` (through a private temporary file) and collects its output.
     private func runScript(_ command: ShellCommand, stdin: [[UInt8]], seconds: Double) async throws -> (CommandTermination, [UInt8], [UInt8]) {
-        let file = try await privateInputFile(stdin)
+        let file = try await privateInputFile(stdin, phase: .push)
         defer { try? FileManager.default.removeItem(at: file) }
         let sink = OutputSink(limit: 64 << 20)
         let status = try await ProcessRunner.run(["sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", file.path] + command.arguments,
@@ -83,7 +83,7 @@ public struct LocalShell: RemoteShell {
             return try await ProcessRunner.run(command.arguments, directory: directory, environment: env, deadlines: deadlines, output: output)
         }
         // The input through a private temporary file, opened as the command's standard input.
-        let file = try await privateInputFile([input])
+        let file = try await privateInputFile([input], phase: .command)
         defer { try? FileManager.default.removeItem(at: file) }
         return try await ProcessRunner.run(["sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", file.path] + command.arguments,
                                            directory: directory, environment: env, deadlines: deadlines, output: output)
