@@ -12,7 +12,7 @@ public enum PackageSelection {
                               durations: [String: Double] = [:], rerun: [String]? = nil, displayNames: [String: String] = [:]) -> TestsDiscovered {
         var found = select(listed: listed, listFailure: listFailure, filter: package?.filter, skip: package?.skip, shard: shard,
                            shardCount: shardCount, durations: durations, rerun: rerun,
-                           noTests: "the built products list no tests (swift test list printed none); a package suite needs at least one XCTest or Swift Testing test")
+                           noTests: "the built products list no tests (swift test list printed none); a suite needs at least one XCTest or Swift Testing test")
         let listedNames = Set(found.tests)
         let shown = displayNames.filter { listedNames.contains($0.key) && $0.value != TestsDiscovered.functionName(of: $0.key) }
         found.displayNames = shown.isEmpty ? nil : shown

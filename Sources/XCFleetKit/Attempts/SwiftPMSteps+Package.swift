@@ -2,11 +2,11 @@ import Foundation
 import XCFleetModel
 import XCFleetCore
 
-/// A team's package (`JobSource.Origin.package`): after the cached build, `discover` lists the
-/// built bundle's tests and chooses this attempt's part (`PackageSelection`), logged as
-/// `testsDiscovered`; `test` runs exactly that part from the bundle (`PackageTestCommands`). Both
-/// run in the package's folder of the job directory; nothing is rebuilt and nothing is written into
-/// the build.
+/// Every SwiftPM source (a rendered template, a contract harness, a team's package): after the
+/// cached build, `discover` lists the built bundle's tests and chooses this attempt's part
+/// (`PackageSelection`), logged as `testsDiscovered` — that list is the attempt's manifest; `test`
+/// runs exactly that part from the bundle (`PackageTestCommands`). Both run in the package's folder
+/// of the job directory; nothing is rebuilt and nothing is written into the build.
 extension SwiftPMSteps {
     func discover() async -> AttemptMachine.StepResult {
         let job = executor.job, shell = executor.shell, ref = executor.ref
@@ -49,7 +49,7 @@ extension SwiftPMSteps {
         }
     }
 
-    func runPackageTests() async -> AttemptMachine.StepResult {
+    func runDiscoveredTests() async -> AttemptMachine.StepResult {
         let job = executor.job, shell = executor.shell
         let timeouts = job.spec.timeouts
         guard let found = discovery else { return .failed(.host("the test step ran before the tests were discovered")) }
@@ -61,7 +61,8 @@ extension SwiftPMSteps {
             let everything = found.selected.count == found.tests.count
             let args = PackageTestCommands.run(bundle: bundle, packageFolder: buildFolder, darwin: ToolchainIdentity.os(of: identity) == "Darwin",
                                                selected: everything ? nil : found.selected, all: found.tests, swiftTesting: swiftTesting)
-            let command = ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: job.planned))
+            let command = executor.withAttachmentsFolder(ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: job.planned)),
+                                                         jobDirectory: directory)
             let collector = self.collector
             let termination = try await shell.run(executor.record?.wrap(command) ?? command, in: packageFolder,
                                                   deadlines: CommandDeadlines(total: timeouts.test, silence: timeouts.silence)) { collector.consume($0) }
@@ -88,7 +89,7 @@ extension SwiftPMSteps {
     private func builtBundle() throws -> (bundle: String, packageFolder: String) {
         let products = scanner.products
         guard products.count == 1, let bundle = products.first else {
-            throw StepStop(.failed(.host("the build cache on \(executor.shell.host.name) reported \(products.count) test bundles (expected one <Package>PackageTests.xctest)")))
+            throw StepStop(.failed(.host("the build cache on \(executor.shell.host.name) reported \(products.count) test bundles (expected one matching \(cached.productGlob))")))
         }
         // <build>/<package>/.build/debug/<Name>PackageTests.xctest
         let folder = ((((bundle as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent as NSString)

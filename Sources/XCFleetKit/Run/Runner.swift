@@ -184,12 +184,20 @@ actor RunCoordinator {
         self.shellFactory = shellFactory
     }
 
+    /// A job's seconds from the history: its suite's pass split over its shards (its tests are
+    /// known only once an attempt discovered them); a planned manifest's own tests when it has one.
+    static func expectedSeconds(_ job: PlannedJob, history: DurationHistory?) -> Double? {
+        guard let history else { return nil }
+        if !job.planned.expectedTests.isEmpty { return history.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests) }
+        return history.expectedSeconds(suite: job.planned.suite).map { $0 / Double(max(1, job.planned.shardCount)) }
+    }
+
     func run(jobs planned: [PlannedJob], fleet: Fleet, runID: String, history: DurationHistory?) async {
         for job in planned { jobs[job.planned.jobID] = job }
         let builds = Self.builds(for: planned, costs: BuildCostEstimate(history: history))
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
-                         expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
+                         expectedSeconds: Self.expectedSeconds(job, history: history),
                          infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures,
                          build: builds[job.planned.jobID])
         }

@@ -39,11 +39,10 @@ final class RedactionChokePointTests: XCTestCase {
             ("xcodebuild test", ScriptedShell.Reply(stdout: XcodebuildJobTests.streamedRun + "printed \(Self.messageSecret)\n", termination: .exited(65), chunkSize: 5)),
             ("xcrun xcresulttool get test-results", ScriptedShell.Reply(stdout: bundleJSON, chunkSize: 500)),
         ])
-        let manifest = SuiteManifest(suite: "cache-contract", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil, tests: [])
+        let manifest = SuiteManifest(suite: "cache-contract", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil)
         let spec = SuiteSpec(name: "cache-contract", template: "cache-contract", destination: "platform=macOS")
         let job = PlannedJob(planned: JobPlanned(jobID: "cache-contract", suite: spec.name, kind: .gate, expectedTests: []),
-                             spec: spec, workspace: Workspace(files: [WorkspaceFile(path: "xcfleet-manifest.json", contents: try JSONEncoder().encode(manifest))]),
-                             filter: nil, requires: [])
+                             spec: spec, workspace: Workspace(files: [WorkspaceFile(path: "xcfleet-manifest.json", contents: try JSONEncoder().encode(manifest))]), requires: [])
         let runDir = try TestPaths.temporaryDirectory("xcode-redaction")
         let log = try EventLog(directory: runDir, secrets: [Self.messageSecret, Self.nameSecret])
         let executor = AttemptExecutor(job: job, ref: AttemptRef(jobID: "cache-contract", attempt: 1), shell: shell, log: log,
@@ -129,7 +128,7 @@ extension RedactionChokePointTests {
         ])
         let spec = SuiteSpec(name: "s", template: "cache-contract")
         let job = PlannedJob(planned: JobPlanned(jobID: "s", suite: "s", kind: .gate, expectedTests: []),
-                             spec: spec, workspace: Workspace(files: []), filter: nil, requires: [])
+                             spec: spec, workspace: Workspace(files: []), requires: [])
         let runDir = try TestPaths.temporaryDirectory("rawlog-redaction")
         let log = try EventLog(directory: runDir, secrets: [planSecret])
         let logs = runDir.appendingPathComponent("logs")
