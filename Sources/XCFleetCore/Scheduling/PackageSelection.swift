@@ -1,7 +1,7 @@
 import Foundation
 import XCFleetModel
 
-/// Which of a package's discovered tests one attempt runs. The same pure function runs in every
+/// Which of a suite's discovered tests one attempt runs. The same pure function runs in every
 /// shard's attempt over the same list, so the parts are disjoint and together cover the list.
 public enum PackageSelection {
     /// What one attempt runs: the tests `listed` (the built products' `swift test list`), after the

@@ -165,7 +165,7 @@ actor RunCoordinator {
     var recoveries: [String: HostRecovery] = [:]
     /// Hosts whose probe passed, as the scheduler will know them when they join again.
     var rejoining: [String: SchedulerHost] = [:]
-    /// Package jobs' reruns after test failures: job id → the discovered tests to run again.
+    /// Reruns after test failures: job id → the discovered tests to run again.
     var reruns: [String: [String]] = [:]
     /// Which host builds or built each key (build once per fleet).
     let fleetBuilds = FleetBuilds()
@@ -389,7 +389,7 @@ actor RunCoordinator {
                 }
                 let result = await executor.executeForRerun()
                 outcome = result.outcome
-                // A package job's rerun after test failures runs only the tests that did not pass.
+                // A rerun after test failures runs only the tests that did not pass.
                 if case .testsFailed = outcome, let notPassed = result.notPassed, !notPassed.isEmpty { self.reruns[jobID] = notPassed }
                 if let key = self.scheduledBuildKey(jobID) {
                     var built = false
