@@ -20,7 +20,8 @@ extension SwiftPMSteps {
             let termination = try await shell.run(executor.record?.wrap(list) ?? list, in: packageFolder,
                                                   deadlines: CommandDeadlines(total: timeouts.test, silence: timeouts.silence)) { sink.add($0) }
             switch termination {
-            case .timedOut, .connectionLost, .cancelled: return .ended(termination)
+            // A deadline, a lost host or a SIGKILL from the host: the machine judges it like any step's.
+            case .timedOut, .connectionLost, .cancelled, .signaled("SIGKILL"): return .ended(termination)
             case .exited, .signaled: break
             }
             // The plain lists, then (after the marker) Swift Testing's records of its tests.
