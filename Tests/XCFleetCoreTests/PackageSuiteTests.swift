@@ -260,8 +260,8 @@ final class PackageAttemptTests: XCTestCase {
         XCTAssertFalse(machine.stepEnded(.ended(.exited(0))).contains(.perform(.test)))
     }
 
-    func testATemplateSourceHasNoDiscoverStep() {
-        XCTAssertEqual(JobSource(origin: .template("cache-contract"), workspace: Workspace(files: []), driver: .swiftPM).steps, [.push, .build, .test, .collect])
+    func testATemplateSourceDiscoversItsTestsToo() {
+        XCTAssertEqual(JobSource(origin: .template("cache-contract"), workspace: Workspace(files: []), driver: .swiftPM).steps, [.push, .build, .discover, .test, .collect])
     }
 
     func testARerunByTestCarriesWhatPassedBeforeIntoTheDecisiveAttempt() {

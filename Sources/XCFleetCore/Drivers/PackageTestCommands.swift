@@ -22,7 +22,7 @@ public enum PackageTestCommands {
     /// (exit 69, `EX_UNAVAILABLE`) lists XCTest's only. `darwin`: macOS host.
     public static func list(bundle: String, packageFolder: String, records: String, darwin: Bool) -> [String] {
         if darwin { return ["swift", "test", "list", "--skip-build", "--package-path", packageFolder] }
-        let script = #"b=$1; f=$2; "$b" --list-tests || exit $?; rm -f "$f"; "$b" --testing-library swift-testing --list-tests --event-stream-output-path "$f" --event-stream-version 0; st=$?; [ "$st" -ne 69 ] || exit 0; [ "$st" -eq 0 ] || exit "$st"; printf '%s\n' "$3"; cat "$f"; rm -f "$f""#
+        let script = reraise + #"b=$1; f=$2; "$b" --list-tests || end $?; rm -f "$f"; "$b" --testing-library swift-testing --list-tests --event-stream-output-path "$f" --event-stream-version 0; st=$?; [ "$st" -ne 69 ] || exit 0; [ "$st" -eq 0 ] || end "$st"; printf '%s\n' "$3"; cat "$f"; rm -f "$f""#
         return ["sh", "-c", script, "sh", bundle, records, recordsMarker]
     }
 
@@ -45,13 +45,17 @@ public enum PackageTestCommands {
         }
         // $2: XCTest's filter ("" none selected, "*" every test); the rest: Swift Testing's arguments
         // ("-" none selected).
-        let script = #"b=$1; x=$2; shift 2; st=0; if [ "$x" = "*" ]; then "$b"; st=$?; elif [ -n "$x" ]; then "$b" "$x"; st=$?; fi; if [ "${1:-}" != - ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@"; t=$?; [ "$st" -ne 0 ] || st=$t; fi; exit "$st""#
+        let script = reraise + #"b=$1; x=$2; shift 2; st=0; if [ "$x" = "*" ]; then "$b"; st=$?; elif [ -n "$x" ]; then "$b" "$x"; st=$?; fi; if [ "${1:-}" != - ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@"; t=$?; [ "$st" -ne 0 ] || st=$t; fi; end "$st""#
         let x = xctest.map { $0.joined(separator: ",") } ?? "*"
         // (with `selected` nil a library's tests all run unfiltered, so disabled ones show as skipped)
         let t: [String]
         if let testing { t = testing.isEmpty ? ["-"] : ["--filter", regex(testing)] } else { t = [] }
         return ["sh", "-c", script, "sh", bundle, x] + t
     }
+
+    /// `end STATUS`: exit with it, or, for a bundle a signal ended (a status above 128), end the
+    /// same way (so a SIGKILL from the host is seen as one, as when the bundle runs on its own).
+    static let reraise = #"end() { if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then trap - "$(($1 - 128))" 2>/dev/null; kill -"$(($1 - 128))" $$; fi; exit "$1"; }; "#
 
     /// An anchored expression selecting exactly these tests: Swift Testing matches `--filter`
     /// against a test's whole id, `Target.Suite/test()/File.swift:12:6`, so the name must end at a

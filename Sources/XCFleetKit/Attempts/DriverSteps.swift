@@ -16,7 +16,7 @@ enum DriverSteps: Sendable {
         }
     }
 
-    /// A package job's discovered tests and this attempt's part (nil before `discover`, and for other sources).
+    /// The discovered tests and this attempt's part (nil before `discover`).
     var discovery: TestsDiscovered? {
         switch self {
         case .swiftPM(let s): return s.discovery
@@ -88,7 +88,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     let collector: EventCollector
     var directory = ""
     let scanner = BuildProtocolScanner()
-    /// A package job's discovered tests and this attempt's part (set by the discover step).
+    /// The discovered tests and this attempt's part (set by the discover step).
     var discovery: TestsDiscovered?
     /// Which discovered tests are Swift Testing's (they run through the other library).
     var swiftTesting: Set<String> = []
@@ -165,45 +165,37 @@ final class SwiftPMSteps: @unchecked Sendable {
             self.pending = nil
             return pending
         }
-        if step == .test, let test = runningTest {
-            runningTest = nil
-            return await chainedTestEnded(test)
+        switch step {
+        case .push: return .collected // the executor's step
+        case .build: return await build()
+        case .discover: return await discover()
+        case .test:
+            if let test = runningTest {
+                runningTest = nil
+                return await chainedTestEnded(test)
+            }
+            return await runDiscoveredTests()
+        case .collect:
+            await executor.collectAttachments(jobDirectory: directory, events: collector.events)
+            return .collected
         }
-        if step == .discover { return await discover() }
-        if step == .test, executor.job.source.packageDirectory != nil { return await runPackageTests() }
+    }
+
+    /// The build through the host build cache (or the fleet's products received first).
+    private func build() async -> AttemptMachine.StepResult {
         let shell = executor.shell
         let timeouts = executor.job.spec.timeouts
         let cached = self.cached
         let scanner = self.scanner, collector = self.collector
         do {
             let identity = try await executor.toolchains.identity(for: shell)
-            let command: ShellCommand
-            let total: Double
-            switch step {
-            case .build:
-                await receiveFromFleet(identity: identity)
-                command = buildCommand(cached, identity: identity)
-                total = timeouts.build
-            case .test:
-                let test = executor.withAttachmentsFolder(try cached.testCommand(products: scanner.products, toolchain: identity),
-                                                          jobDirectory: directory)
-                command = executor.record?.wrap(test) ?? test
-                total = timeouts.test
-            case .collect:
-                await executor.collectAttachments(jobDirectory: directory, events: collector.events)
-                return .collected
-            case .push, .discover:
-                return .collected // the executor's step; a package's discover step is handled above
-            }
+            await receiveFromFleet(identity: identity)
+            let command = buildCommand(cached, identity: identity)
             let started = Date()
             let termination = try await shell.run(command, in: directory,
-                                                  deadlines: CommandDeadlines(total: total, silence: timeouts.silence)) { chunk in
-                if step == .build { scanner.consume(chunk) }
+                                                  deadlines: CommandDeadlines(total: timeouts.build, silence: timeouts.silence)) { chunk in
+                scanner.consume(chunk)
                 collector.consume(chunk)
-            }
-            guard step == .build else {
-                collector.finishStream()
-                return .ended(termination)
             }
             return buildEnded(termination, identity: identity, started: started)
         } catch let error as RemoteShellError {
@@ -246,7 +238,7 @@ final class XcodeSteps: @unchecked Sendable {
     private var job: XcodebuildJob?
     private var session: XcodebuildJob.Session?
     private var injected = 0
-    /// A project job's discovered tests and this attempt's part (after `discover`).
+    /// The discovered tests and this attempt's part (after `discover`).
     var discovery: TestsDiscovered? { session?.outcome.discovery }
 
     init(executor: AttemptExecutor, collector: EventCollector) {

@@ -32,7 +32,9 @@ extension SwiftPMSteps {
     /// nil when they cannot share one exec request (too long, or an environment that cannot be
     /// exported): the build then runs alone.
     func chainedCommand(_ cached: SwiftPMCachedBuild, identity: String, test: ChainedTest) -> ShellCommand? {
-        guard let run = try? cached.testCommand(products: [test.bundle], toolchain: identity) else { return nil }
+        let darwin = ToolchainIdentity.os(of: identity) == "Darwin"
+        let args = PackageTestCommands.run(bundle: test.bundle, packageFolder: cached.directory, darwin: darwin, selected: nil, all: [], swiftTesting: [])
+        let run = ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: executor.job.planned))
         let build = unwrappedBuildCommand(cached, identity: identity)
         guard let both = test.command(build: build, test: executor.withAttachmentsFolder(run, jobDirectory: cached.directory)) else { return nil }
         scanner.onLocked = executor.buildStarted

@@ -2,11 +2,11 @@ import Foundation
 import XCFleetModel
 import XCFleetCore
 
-/// A team's package (`JobSource.Origin.package`): after the cached build, `discover` lists the
-/// built bundle's tests and chooses this attempt's part (`PackageSelection`), logged as
-/// `testsDiscovered`; `test` runs exactly that part from the bundle (`PackageTestCommands`). Both
-/// run in the package's folder of the job directory; nothing is rebuilt and nothing is written into
-/// the build.
+/// Every SwiftPM source (a rendered template, a contract harness, a team's package): after the
+/// cached build, `discover` lists the built bundle's tests and chooses this attempt's part
+/// (`PackageSelection`), logged as `testsDiscovered` — that list is the attempt's manifest; `test`
+/// runs exactly that part from the bundle (`PackageTestCommands`). Both run in the package's folder
+/// of the job directory; nothing is rebuilt and nothing is written into the build.
 extension SwiftPMSteps {
     func discover() async -> AttemptMachine.StepResult {
         let job = executor.job, shell = executor.shell, ref = executor.ref
@@ -20,7 +20,8 @@ extension SwiftPMSteps {
             let termination = try await shell.run(executor.record?.wrap(list) ?? list, in: packageFolder,
                                                   deadlines: CommandDeadlines(total: timeouts.test, silence: timeouts.silence)) { sink.add($0) }
             switch termination {
-            case .timedOut, .connectionLost, .cancelled: return .ended(termination)
+            // A deadline, a lost host or a SIGKILL from the host: the machine judges it like any step's.
+            case .timedOut, .connectionLost, .cancelled, .signaled("SIGKILL"): return .ended(termination)
             case .exited, .signaled: break
             }
             // The plain lists, then (after the marker) Swift Testing's records of its tests.
@@ -49,7 +50,7 @@ extension SwiftPMSteps {
         }
     }
 
-    func runPackageTests() async -> AttemptMachine.StepResult {
+    func runDiscoveredTests() async -> AttemptMachine.StepResult {
         let job = executor.job, shell = executor.shell
         let timeouts = job.spec.timeouts
         guard let found = discovery else { return .failed(.host("the test step ran before the tests were discovered")) }
@@ -90,7 +91,7 @@ extension SwiftPMSteps {
     private func builtBundle() throws -> (bundle: String, packageFolder: String) {
         let products = scanner.products
         guard products.count == 1, let bundle = products.first else {
-            throw StepStop(.failed(.host("the build cache on \(executor.shell.host.name) reported \(products.count) test bundles (expected one <Package>PackageTests.xctest)")))
+            throw StepStop(.failed(.host("the build cache on \(executor.shell.host.name) reported \(products.count) test bundles (expected one matching \(cached.productGlob))")))
         }
         // <build>/<package>/.build/debug/<Name>PackageTests.xctest
         let folder = ((((bundle as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent as NSString)

@@ -52,7 +52,7 @@ struct AttemptExecutor: Sendable {
     /// outcome the scheduler needs. The job's source decides the steps; this loop only performs them.
     func execute() async -> Scheduler.AttemptOutcome { await executeForRerun().outcome }
 
-    /// `execute`, plus (for a package job) the discovered tests this attempt did not see passing:
+    /// `execute`, plus the discovered tests this attempt did not see passing:
     /// what a rerun after test failures runs again.
     func executeForRerun() async -> (outcome: Scheduler.AttemptOutcome, notPassed: [String]?) {
         let collector = EventCollector(ref: ref, log: log, secrets: log.secrets + shell.host.secrets,
