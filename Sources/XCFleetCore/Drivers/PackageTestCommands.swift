@@ -43,19 +43,32 @@ public enum PackageTestCommands {
             if let selected { args += ["--filter", regex(selected)] }
             return args
         }
-        // $2: XCTest's filter ("" none selected, "*" every test); the rest: Swift Testing's arguments
-        // ("-" none selected).
-        let script = reraise + #"b=$1; x=$2; shift 2; st=0; if [ "$x" = "*" ]; then "$b"; st=$?; elif [ -n "$x" ]; then "$b" "$x"; st=$?; fi; if [ "${1:-}" != - ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@"; t=$?; [ "$st" -ne 0 ] || st=$t; fi; end "$st""#
         let x = xctest.map { $0.joined(separator: ",") } ?? "*"
         // (with `selected` nil a library's tests all run unfiltered, so disabled ones show as skipped)
         let t: [String]
         if let testing { t = testing.isEmpty ? ["-"] : ["--filter", regex(testing)] } else { t = [] }
-        return ["sh", "-c", script, "sh", bundle, x] + t
+        return ["sh", "-c", runScript, "sh", bundle, x] + t
     }
+
+    /// Arguments that run every test `listing` (a file holding what `list` printed) names, each
+    /// library unfiltered, and a library it names none of not started: what `run` does with
+    /// `selected` nil, decided on the host (a chained template test, which runs right after its
+    /// listing in the same exec). A line with a `(` before `recordsMarker` is Swift Testing's
+    /// (`SwiftTestList`), any other XCTest's.
+    public static func runListed(bundle: String, packageFolder: String, darwin: Bool, listing: String) -> [String] {
+        if darwin { return ["swift", "test", "--skip-build", "--package-path", packageFolder] }
+        let choose = #"h=$(awk -v m="$3" '$0 == m { exit } /\(/ { t = 1; next } NF { x = 1 } END { printf "%s%s", x ? "x" : "", t ? "t" : "" }' "$2") || exit 70; "#
+            + #"b=$1; x=; case $h in *x*) x='*' ;; esac; case $h in *t*) set -- "$b" "$x" ;; *) set -- "$b" "$x" - ;; esac; "#
+        return ["sh", "-c", choose + runScript, "sh", bundle, listing, recordsMarker]
+    }
+
+    /// `run`'s script: `$1` the bundle, `$2` XCTest's filter ("" none selected, "*" every test); the
+    /// rest: Swift Testing's arguments ("-" none selected).
+    static let runScript = reraise + #"b=$1; x=$2; shift 2; st=0; if [ "$x" = "*" ]; then "$b"; st=$?; elif [ -n "$x" ]; then "$b" "$x"; st=$?; fi; if [ "${1:-}" != - ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@"; t=$?; [ "$st" -ne 0 ] || st=$t; fi; end "$st""#
 
     /// `end STATUS`: exit with it, or, for a bundle a signal ended (a status above 128), end the
     /// same way (so a SIGKILL from the host is seen as one, as when the bundle runs on its own).
-    static let reraise = #"end() { if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then trap - "$(($1 - 128))" 2>/dev/null; kill -"$(($1 - 128))" $$; fi; exit "$1"; }; "#
+    public static let reraise = #"end() { if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then trap - "$(($1 - 128))" 2>/dev/null; kill -"$(($1 - 128))" $$; fi; exit "$1"; }; "#
 
     /// An anchored expression selecting exactly these tests: Swift Testing matches `--filter`
     /// against a test's whole id, `Target.Suite/test()/File.swift:12:6`, so the name must end at a

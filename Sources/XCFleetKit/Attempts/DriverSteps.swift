@@ -32,8 +32,8 @@ enum DriverSteps: Sendable {
         }
     }
 
-    /// The build to run in the push's round trip (SwiftPM: the cache script, and the test when it
-    /// can follow in the same exec), or nil.
+    /// The build to run in the push's round trip (SwiftPM: the cache script, and the test listing
+    /// and the test when they can follow in the same exec), or nil.
     func chainedBuild() async -> ChainedBuild? {
         switch self {
         case .swiftPM(let s): return await s.chainedBuild()
@@ -49,9 +49,10 @@ enum DriverSteps: Sendable {
         }
     }
 
-    /// The chained build exited 0 and the test runs on in the same exec: the test step awaits it.
-    func chainedTestStarted(_ test: ChainedTest) {
-        if case .swiftPM(let s) = self { s.chainedTestStarted(test) }
+    /// The chained build exited 0 and the listing (then the test) runs on in the same exec: the
+    /// discover and test steps await them.
+    func chainedListingStarted(_ test: ChainedTest) {
+        if case .swiftPM(let s) = self { s.chainedListingStarted(test) }
     }
 
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
@@ -104,8 +105,10 @@ final class SwiftPMSteps: @unchecked Sendable {
     var pending: AttemptMachine.StepResult?
     var chainIdentity: String?
     var chainStarted = Date()
-    /// The test running in the push's exec (`ChainedTest`), until the test step takes it.
+    /// The listing and test running in the push's exec (`ChainedTest`), until the test step takes it.
     var runningTest: ChainedTest?
+    /// What the chained listing printed (read by the discover step).
+    let chainedListing = OutputSink(limit: 16 << 20)
 
     var cached: SwiftPMCachedBuild {
         SwiftPMCachedBuild(job: executor.job, shell: executor.shell, directory: directory, driver: executor.driver)
@@ -124,7 +127,7 @@ final class SwiftPMSteps: @unchecked Sendable {
 
     /// The cache script for the push's round trip, once the toolchain identity is known (admission
     /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
-    /// A template job's test rides the same exec (`ChainedTest`).
+    /// A template job's test listing and test ride the same exec (`ChainedTest`).
     func chainedBuild() async -> ChainedBuild? {
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
         // Another host builds or built this key: receive it in the build step instead.
@@ -172,6 +175,11 @@ final class SwiftPMSteps: @unchecked Sendable {
         case .test:
             if let test = runningTest {
                 runningTest = nil
+                // The chained test runs every listed test; a part of them runs on its own (never so when chained).
+                guard let found = discovery, found.selected.count == found.tests.count else {
+                    await test.abandon()
+                    return await runDiscoveredTests()
+                }
                 return await chainedTestEnded(test)
             }
             return await runDiscoveredTests()

@@ -6,10 +6,14 @@ import XCFleetCore
 /// cached build, `discover` lists the built bundle's tests and chooses this attempt's part
 /// (`PackageSelection`), logged as `testsDiscovered` — that list is the attempt's manifest; `test`
 /// runs exactly that part from the bundle (`PackageTestCommands`). Both run in the package's folder
-/// of the job directory; nothing is rebuilt and nothing is written into the build.
+/// of the job directory; nothing is rebuilt and nothing is written into the build. A template job
+/// on a warm host listed and ran its tests in the push's exec (`SwiftPMSteps+Chain.swift`): these
+/// steps then read that exec's listing and its end.
 extension SwiftPMSteps {
     func discover() async -> AttemptMachine.StepResult {
-        let job = executor.job, shell = executor.shell, ref = executor.ref
+        // A template job's listing that ran in the push's exec (`SwiftPMSteps+Chain.swift`).
+        if let test = runningTest { return await chainedDiscover(test) }
+        let job = executor.job, shell = executor.shell
         let timeouts = job.spec.timeouts
         do {
             let identity = try await executor.toolchains.identity(for: shell)
@@ -22,23 +26,8 @@ extension SwiftPMSteps {
             switch termination {
             // A deadline, a lost host or a SIGKILL from the host: the machine judges it like any step's.
             case .timedOut, .connectionLost, .cancelled, .signaled("SIGKILL"): return .ended(termination)
-            case .exited, .signaled: break
+            case .exited, .signaled: return discovered(sink, termination: termination, bundle: bundle)
             }
-            // The plain lists, then (after the marker) Swift Testing's records of its tests.
-            let text = sink.stdoutText
-            let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
-            let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
-            let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
-            let failure = termination == .exited(0) ? nil
-                : "listing the built tests (\((bundle as NSString).lastPathComponent) --list-tests) ended \(termination.consoleText)"
-                    + (sink.stderrTail.isEmpty ? "" : ": " + sink.stderrTail)
-            let found = PackageSelection.select(listed: listed, listFailure: failure, package: job.spec.package, shard: job.planned.shard,
-                                                shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
-                                                displayNames: displayNames)
-            discovery = found
-            swiftTesting = Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" })
-            executor.log.append(.testsDiscovered(ref, found))
-            return .discovered(problem: found.problem)
         } catch let stop as StepStop {
             return stop.result
         } catch let error as RemoteShellError {
@@ -48,6 +37,27 @@ extension SwiftPMSteps {
         } catch {
             return .failed(.host("\(shell.host.name): \(error)"))
         }
+    }
+
+    /// A listing that ended on its own (`termination`): its tests, this attempt's part of them,
+    /// logged as `testsDiscovered`.
+    func discovered(_ sink: OutputSink, termination: CommandTermination, bundle: String) -> AttemptMachine.StepResult {
+        let job = executor.job
+        // The plain lists, then (after the marker) Swift Testing's records of its tests.
+        let text = sink.stdoutText
+        let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
+        let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
+        let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
+        let failure = termination == .exited(0) ? nil
+            : "listing the built tests (\((bundle as NSString).lastPathComponent) --list-tests) ended \(termination.consoleText)"
+                + (sink.stderrTail.isEmpty ? "" : ": " + sink.stderrTail)
+        let found = PackageSelection.select(listed: listed, listFailure: failure, package: job.spec.package, shard: job.planned.shard,
+                                            shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
+                                            displayNames: displayNames)
+        discovery = found
+        swiftTesting = Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" })
+        executor.log.append(.testsDiscovered(executor.ref, found))
+        return .discovered(problem: found.problem)
     }
 
     func runDiscoveredTests() async -> AttemptMachine.StepResult {
@@ -93,9 +103,6 @@ extension SwiftPMSteps {
         guard products.count == 1, let bundle = products.first else {
             throw StepStop(.failed(.host("the build cache on \(executor.shell.host.name) reported \(products.count) test bundles (expected one matching \(cached.productGlob))")))
         }
-        // <build>/<package>/.build/debug/<Name>PackageTests.xctest
-        let folder = ((((bundle as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent as NSString)
-            .deletingLastPathComponent)
-        return (bundle, folder)
+        return (bundle, Self.packageFolder(ofBundle: bundle))
     }
 }
