@@ -2,7 +2,7 @@
 # The whole test suite on a fresh Debian machine: installs what is missing, builds, runs every test.
 # Tests that need sshd, network namespaces or Chromium run for real here (CI=true makes a missing tool a failure).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
 scripts/install-deps.sh --test || exit 1
 swift build --build-tests 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Linking|Write|Planning)' ; build=${PIPESTATUS[0]}
@@ -15,23 +15,16 @@ bash scripts/check-combine-linux.sh || { echo "test.sh: Combine templates fail a
 # rendered for a Mac, built against the stand-in, each of its mutants killed (the inline one named here).
 bash scripts/check-combine-subject.sh Examples/AppFeed/Plans/app-feed-combine-contract.json headline-without-generation-check:K5 \
   || { echo "test.sh: Examples/AppFeed fails the Combine contract against the stand-in"; exit 1; }
-log=$(mktemp -t xcfleet-test-XXXX.log)
-swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"; status=${PIPESTATUS[0]}
-# One plain closing line with the XCTest totals (the last "Executed" line is the overall one).
-summary=$(grep -E "Executed [0-9]+ tests?, with" "$log" | tail -n 1)
-executed=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
-failures=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
-skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
-executed=${executed:-0}; failures=${failures:-0}; skipped=${skipped:-0}
-echo "tests: $((executed - failures - skipped)) passed, $failures failed, $skipped skipped"
-rm -f "$log"
+# The XCTest suite, in two processes at once (scripts/xctest-shards.sh; XCFLEET_TEST_SHARDS=1 for
+# one), with one closing line: "tests: P passed, F failed, S skipped".
+bash scripts/xctest-shards.sh; status=$?
 # Every libFuzzer target (docs/fuzzing.md): a crash, sanitizer report, hang or harness invariant
 # fails the run. The seed and the number of inputs per target are fixed, so the test command tries
 # the same inputs on every machine and a red here comes from the change under test (about 25 s per
-# target on CI; FUZZ_SECONDS caps a slow machine). Open-ended search: `scripts/fuzz.sh` (new seed).
+# target on CI; FUZZ_SECONDS, 30 s here, caps a slow machine). Open-ended search: `scripts/fuzz.sh` (new seed).
 export FUZZ_RUNS_plan=120000 FUZZ_RUNS_fleet=80000 FUZZ_RUNS_parser=90000 FUZZ_RUNS_reports=1000 \
        FUZZ_RUNS_knownhosts=100000 FUZZ_RUNS_xcresult=120000 FUZZ_RUNS_quarantine=25000 \
        FUZZ_RUNS_historyurl=70000 FUZZ_RUNS_historydb=2500 FUZZ_RUNS_processrecords=150000 \
        FUZZ_RUNS_discovery=100000
-FUZZ_SEED="${FUZZ_SEED:-1}" FUZZ_SECONDS="${FUZZ_SECONDS:-60}" bash scripts/fuzz.sh || { echo "test.sh: fuzzing failed (see above; docs/fuzzing.md)"; status=1; }
+FUZZ_SEED="${FUZZ_SEED:-1}" FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh || { echo "test.sh: fuzzing failed (see above; docs/fuzzing.md)"; status=1; }
 exit "$status"

@@ -24,7 +24,7 @@ package enum AttachmentScript {
         env[variable] = folder
         env["TEST_RUNNER_" + variable] = folder
         return ShellCommand(["sh", "-c", #"mkdir -p -m 700 -- "$1" || exit 125; shift; exec "$@""#, "sh", folder] + command.arguments,
-                            environment: env)
+                            environment: env, input: command.input)
     }
 
     /// `perl -e LIST FOLDER LIMIT DEPTH`.

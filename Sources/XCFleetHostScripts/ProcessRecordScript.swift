@@ -48,7 +48,7 @@ package enum ProcessRecordScript {
     package static func wrap(_ command: ShellCommand, directory: String, token: String, runID: String, lease: String) -> ShellCommand {
         let script = WorkRootSafety.shellFunctions + HostScriptSource.processRecordWrap
         return ShellCommand(["sh", "-c", script, "xcfleet-job", directory, token, HostLeaseScript.clean(runID), HostLeaseScript.clean(lease)]
-                            + command.arguments, environment: command.environment)
+                            + command.arguments, environment: command.environment, input: command.input)
     }
 
     /// Reaps one record (the attempt's end): `finish ROOT LEASE TOKEN`.

@@ -179,18 +179,43 @@ final class PackageSuiteTests: XCTestCase {
     func testCommandsRunEachLibraryOnlyForItsSelectedTests() {
         let b = "/w/builds/k/Pkg/.build/debug/PkgPackageTests.xctest"
         XCTAssertEqual(PackageTestCommands.list(bundle: b, packageFolder: "/w/builds/k/Pkg", records: "/j/r", darwin: false).suffix(3), [b, "/j/r", PackageTestCommands.recordsMarker])
+        func input(_ c: ShellCommand) -> [String] { String(decoding: c.input ?? [], as: UTF8.self).split(separator: "\n").map(String.init) }
         let all = PackageTestCommands.run(bundle: b, packageFolder: "", darwin: false, selected: nil, all: ["T.C/a", "T.S/c()"], swiftTesting: ["T.S/c()"])
-        XCTAssertEqual(Array(all.suffix(2)), [b, "*"], "every XCTest, and Swift Testing unfiltered")
+        XCTAssertEqual(all.arguments.last, b, "the selection is not on the command line")
+        XCTAssertEqual(input(all), ["x*", "t*"], "every XCTest, and Swift Testing unfiltered")
         let noTesting = PackageTestCommands.run(bundle: b, packageFolder: "", darwin: false, selected: nil, all: ["T.C/a"], swiftTesting: [])
-        XCTAssertEqual(Array(noTesting.suffix(2)), ["*", "-"], "a bundle without Swift Testing tests does not start it")
+        XCTAssertEqual(input(noTesting), ["x*"], "a bundle without Swift Testing tests does not start it")
         let some = PackageTestCommands.run(bundle: b, packageFolder: "", darwin: false, selected: ["T.C/testA", "T.S/c()"], all: [], swiftTesting: ["T.S/c()"])
-        XCTAssertEqual(Array(some.suffix(4)), [b, "T.C/testA", "--filter", #"^(T\.S/c\(\))(/|$)"#])
+        XCTAssertEqual(input(some), ["x T.C/testA", #"t ^(T\.S/c\(\))(/|$)"#])
         let onlyXCTest = PackageTestCommands.run(bundle: b, packageFolder: "", darwin: false, selected: ["T.C/testA"], all: [], swiftTesting: [])
-        XCTAssertEqual(onlyXCTest.last, "-", "Swift Testing is not started")
+        XCTAssertEqual(input(onlyXCTest), ["x T.C/testA"], "Swift Testing is not started")
         let onlyTesting = PackageTestCommands.run(bundle: b, packageFolder: "", darwin: false, selected: ["T.S/c()"], all: [], swiftTesting: ["T.S/c()"])
-        XCTAssertEqual(Array(onlyTesting.suffix(3)), ["", "--filter", #"^(T\.S/c\(\))(/|$)"#], "XCTest is not started")
-        XCTAssertEqual(PackageTestCommands.run(bundle: b, packageFolder: "/p", darwin: true, selected: ["T.C/a"], all: [], swiftTesting: []),
-                       ["swift", "test", "--skip-build", "--package-path", "/p", "--filter", #"^(T\.C/a)(/|$)"#])
+        XCTAssertEqual(input(onlyTesting), [#"t ^(T\.S/c\(\))(/|$)"#], "XCTest is not started")
+        let mac = PackageTestCommands.run(bundle: b, packageFolder: "/p", darwin: true, selected: ["T.C/a"], all: [], swiftTesting: [])
+        XCTAssertEqual(input(mac), [#"^(T\.C/a)(/|$)"#])
+        XCTAssertEqual(Array(mac.arguments.suffix(1)), ["/p"])
+        XCTAssertNil(PackageTestCommands.run(bundle: b, packageFolder: "/p", darwin: true, selected: nil, all: [], swiftTesting: []).input,
+                     "every test: no filter")
+    }
+
+    /// A selection longer than one argument may be is split into parts, none longer than the
+    /// bound, that together name every selected test once.
+    func testALongSelectionIsSplitIntoPartsThatEachFitOneArgument() {
+        let xctest = (0..<3_000).map { "BigTests.Generated\($0 / 100)Tests/testNumber\($0)" }
+        let testing = (0..<2_000).map { "BigTests.Suite\($0 / 100)/check\($0)()" }
+        let c = PackageTestCommands.run(bundle: "/b", packageFolder: "", darwin: false, selected: xctest + testing, all: [],
+                                        swiftTesting: Set(testing), partBytes: 10_000)
+        let lines = String(decoding: c.input ?? [], as: UTF8.self).split(separator: "\n").map(String.init)
+        let x = lines.filter { $0.hasPrefix("x ") }.map { String($0.dropFirst(2)) }, t = lines.filter { $0.hasPrefix("t ") }.map { String($0.dropFirst(2)) }
+        XCTAssertGreaterThan(x.count, 5)
+        XCTAssertGreaterThan(t.count, 5)
+        XCTAssertTrue((x + t).allSatisfy { $0.utf8.count <= 10_000 }, "every part fits the bound")
+        XCTAssertEqual(x.flatMap { $0.split(separator: ",").map(String.init) }, xctest, "each XCTest test once, in order")
+        for name in testing.prefix(50) + testing.suffix(50) {
+            let matching = t.filter { (try? Regex($0)).map { name.wholeMatch(of: $0) != nil || name.prefixMatch(of: $0) != nil } ?? false }
+            XCTAssertEqual(matching.count, 1, name)
+        }
+        XCTAssertEqual(c.arguments.count, 5, "the command line does not grow with the selection")
     }
 
     /// A chained template test decides on the host which library to start from the listing it just
@@ -221,8 +246,11 @@ final class PackageSuiteTests: XCTestCase {
         XCTAssertNotEqual(try TestShell.runProcess("/bin/sh", Array(PackageTestCommands.runListed(bundle: bundle, packageFolder: dir, darwin: false,
                                                                                                  listing: listing).dropFirst())).status, 0,
                           "no listing file: the run fails")
-        XCTAssertEqual(PackageTestCommands.runListed(bundle: bundle, packageFolder: "/p", darwin: true, listing: listing),
-                       ["swift", "test", "--skip-build", "--package-path", "/p"])
+        // macOS: `run`'s every-test form, its standard input not the exec's.
+        let mac = PackageTestCommands.runListed(bundle: bundle, packageFolder: "/p", darwin: true, listing: listing)
+        XCTAssertEqual(Array(mac.prefix(4)), ["sh", "-c", #"exec </dev/null; exec "$@""#, "sh"])
+        XCTAssertEqual(Array(mac.dropFirst(4)), PackageTestCommands.run(bundle: bundle, packageFolder: "/p", darwin: true, selected: nil,
+                                                                        all: [], swiftTesting: []).arguments)
     }
 
     func testSwiftTestingRecordsGiveDisplayNames() {

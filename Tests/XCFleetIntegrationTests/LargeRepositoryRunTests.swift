@@ -13,7 +13,7 @@ final class LargeRepositoryRunTests: XCTestCase {
     /// Files of the generated package's targets (plus its manifest and one test file), of which
     /// `swiftFiles` are compiled.
     static let sourceFiles = 3_000
-    static let swiftFiles = 200
+    static let swiftFiles = 24
 
     override func setUpWithError() throws {
         work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("xcfleet-bigrepo-\(UUID().uuidString.prefix(8))")
@@ -35,6 +35,62 @@ final class LargeRepositoryRunTests: XCTestCase {
         let repo = try Self.generatedRepository(in: work)
         let plan = try writePlan(in: repo)
         try runTwice(plan, fleet: try sshFleet(host), host: host.name)
+    }
+
+    /// 1,200 XCTest tests on 2 shards over sshd: each shard's part (600 names of about 90 bytes,
+    /// 54 kB, more than an SSH exec request carries) reaches the bundle on the command's input;
+    /// every test runs once, and the one that fails at first is the only one the rerun takes.
+    func testTwelveHundredTestsOnShardsOverSSHRunOnceEachAndTheRerunTakesOnlyTheFailure() throws {
+        let host = try XCTUnwrap(try TestHosts.hosts().first)
+        let repo = work.appendingPathComponent("many")
+        let tests = repo.appendingPathComponent("Tests/ManyTests")
+        try FileManager.default.createDirectory(at: tests, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: repo.appendingPathComponent("Sources/Many"), withIntermediateDirectories: true)
+        try Data("public enum Many { public static func twice(_ x: Int) -> Int { 2 * x } }\n".utf8)
+            .write(to: repo.appendingPathComponent("Sources/Many/Many.swift"))
+        try Data("""
+            // swift-tools-version:5.9
+            import PackageDescription
+            let package = Package(name: "Many", targets: [.target(name: "Many"), .testTarget(name: "ManyTests", dependencies: ["Many"])])
+
+            """.utf8).write(to: repo.appendingPathComponent("Package.swift"))
+        // Fails the first time it runs (the marker file is not there yet), passes after.
+        let marker = work.appendingPathComponent("failed-once").path
+        for c in 0..<12 {
+            var text = "import XCTest\nimport Foundation\nimport Many\n\nfinal class ManyTests\(c): XCTestCase {\n"
+            for i in c * 100 ..< c * 100 + 100 {
+                if i == 1_034 {
+                    text += "    func testThatTheNumberDoubledIsExactlyTwiceAsLargeAsTheNumberItWasMadeFrom\(i)() { if !FileManager.default.fileExists(atPath: \"\(marker)\") { FileManager.default.createFile(atPath: \"\(marker)\", contents: nil); XCTFail(\"first time\") } }\n"
+                } else {
+                    text += "    func testThatTheNumberDoubledIsExactlyTwiceAsLargeAsTheNumberItWasMadeFrom\(i)() { XCTAssertEqual(Many.twice(\(i)), \(2 * i)) }\n"
+                }
+            }
+            try Data((text + "}\n").utf8).write(to: tests.appendingPathComponent("ManyTests\(c).swift"))
+        }
+        try Data(".build/\n".utf8).write(to: repo.appendingPathComponent(".gitignore"))
+        for args in [["init", "-q"], ["add", "-A"], ["-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-qm", "generated"]] {
+            _ = try TestHosts.shell(["git", "-C", repo.path] + args)
+        }
+        let plan = repo.appendingPathComponent("xcfleet.json").path
+        let suite: [String: Any] = ["name": "many", "package": ".", "shards": 2, "retries": ["testFailures": 1], "allowFlaky": true]
+        try JSONSerialization.data(withJSONObject: ["name": "many-tests", "suites": [suite]]).write(to: URL(fileURLWithPath: plan))
+
+        let runs = work.appendingPathComponent("runs")
+        let result = try run(plan, fleet: try sshFleet(host), runs: runs, id: "many")
+        XCTAssertEqual(result.status, 0, String(result.output.suffix(3_000)))
+        XCTAssertEqual(Set(result.passed).count, 1_200, "every test passed in the end")
+        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: runs.appendingPathComponent("many/report.json")))
+        let jobs = try XCTUnwrap(report.suites.first?.jobs)
+        XCTAssertEqual(jobs.count, 2)
+        let parts = jobs.compactMap { $0.attempts.first?.discovery?.selected }
+        XCTAssertEqual(parts.map(\.count).sorted(), [600, 600], "two halves")
+        XCTAssertGreaterThan(parts[0].map { $0.utf8.count + 1 }.reduce(0, +), 48_000, "a part is longer than an SSH exec request")
+        XCTAssertEqual(Set(parts.flatMap { $0 }).count, 1_200, "disjoint parts that cover every test")
+        let reruns = jobs.flatMap { $0.attempts.dropFirst() }
+        XCTAssertEqual(reruns.compactMap { $0.discovery?.selected }, [["ManyTests.ManyTests10/testThatTheNumberDoubledIsExactlyTwiceAsLargeAsTheNumberItWasMadeFrom1034"]], "only the failure reruns")
+        let events = (try? EventLog.read(runs.appendingPathComponent("many/events.jsonl"))) ?? []
+        let firstRuns = events.filter { if case .test(let ref, .testFinished) = $0.body { return ref.attempt == 1 } else { return false } }
+        XCTAssertEqual(firstRuns.count, 1_200, "each test ran once in the first attempts")
     }
 
     // MARK: Helpers
@@ -68,8 +124,9 @@ final class LargeRepositoryRunTests: XCTestCase {
     /// A git repository holding a package of `sourceFiles` files in folders of 100: `swiftFiles`
     /// small Swift files of a library, the rest small data files of its test target (`.copy`
     /// resources, which the tests read through `Bundle.module`). Every one is an input of the build,
-    /// in its manifest; compiling 3,000 Swift files would take 4 minutes on this machine's 2 shared
-    /// cores, 200 take about 40 s.
+    /// in its manifest, and what the push and the build cache must carry is the number of files, not
+    /// what compiling them costs: 3,000 Swift files would take 4 minutes on 2 shared cores, 200 about
+    /// 40 s, and 24 a few seconds.
     static func generatedRepository(in work: URL) throws -> URL {
         let repo = work.appendingPathComponent("repo")
         let sources = repo.appendingPathComponent("Sources/Big"), tests = repo.appendingPathComponent("Tests/BigTests")

@@ -26,45 +26,95 @@ public enum PackageTestCommands {
         return ["sh", "-c", script, "sh", bundle, records, recordsMarker]
     }
 
-    /// Arguments that run `selected` (discovered names; nil: every test). A library none of the
+    /// The command that runs `selected` (discovered names; nil: every test). A library none of the
     /// selected tests belongs to is not started; both run even when the first fails, and the
     /// command fails when either did.
     /// `all`: every discovered test (a library with none is not started either). Swift Testing
     /// gets `--attachments-path "$XCFLEET_ATTACHMENTS_DIR"` when that folder exists, so that
     /// `Attachment.record` files land where the collect step fetches them (docs/attachments.md);
     /// the option goes to Swift Testing only (run plainly, the bundle would read it as an XCTest filter).
+    /// On macOS (`darwin`) it is `swift test --skip-build --package-path` in the cached build's
+    /// package folder, with `--attachments-path` when that `swift test` lists the option.
+    ///
+    /// The selection travels on the command's standard input, never on its command line (a shard
+    /// of a few thousand tests would not fit in an SSH exec request): one line per part, `x*`
+    /// (every XCTest test), `x LIST` (an XCTest filter: names joined by commas), `t*` (Swift
+    /// Testing unfiltered) or `t REGEX` (one `--filter`). A selection longer than one argument may
+    /// be (Linux: 128 KiB) is split into several parts: XCTest then runs once per part, each its own
+    /// process with its own totals (the collator adds them up); Swift Testing takes every `--filter`
+    /// in one run. `partBytes` bounds a part (tests only).
     public static func run(bundle: String, packageFolder: String, darwin: Bool, selected: [String]?, all: [String],
-                           swiftTesting: Set<String>) -> [String] {
+                           swiftTesting: Set<String>, partBytes: Int = 100_000) -> ShellCommand {
+        if darwin {
+            // Each input line one `--filter` (SwiftPM takes several and runs what any of them
+            // matches). `--attachments-path` when this `swift test` has it (SwiftPM 6.2 and later).
+            let script = #"d=$0; set --; while IFS= read -r l; do set -- "$@" --filter "$l"; done; if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ] && swift test --help 2>/dev/null | grep -q -e --attachments-path; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; exec swift test --skip-build --package-path "$d" "$@""#
+            return ShellCommand(["sh", "-c", script, packageFolder], input: selected.map { lines(regexParts($0, partBytes: partBytes)) })
+        }
         let hasXCTest = all.contains { !swiftTesting.contains($0) }, hasTesting = all.contains(where: swiftTesting.contains)
         let xctest = selected.map { $0.filter { !swiftTesting.contains($0) } } ?? (hasXCTest ? nil : [])
         let testing = selected.map { $0.filter(swiftTesting.contains) } ?? (hasTesting ? nil : [])
-        if darwin {
-            var args = ["swift", "test", "--skip-build", "--package-path", packageFolder]
-            if let selected { args += ["--filter", regex(selected)] }
-            return args
-        }
-        let x = xctest.map { $0.joined(separator: ",") } ?? "*"
+        var parts: [String] = []
         // (with `selected` nil a library's tests all run unfiltered, so disabled ones show as skipped)
-        let t: [String]
-        if let testing { t = testing.isEmpty ? ["-"] : ["--filter", regex(testing)] } else { t = [] }
-        return ["sh", "-c", runScript, "sh", bundle, x] + t
+        if let xctest { parts += chunks(xctest, separator: ",", partBytes: partBytes).map { "x " + $0 } } else { parts.append("x*") }
+        if let testing { parts += regexParts(testing, partBytes: partBytes).map { "t " + $0 } } else { parts.append("t*") }
+        return ShellCommand(["sh", "-c", runScript, "sh", bundle], input: lines(parts))
+    }
+
+    /// `tests` as anchored expressions (`regex`), each at most about `partBytes` long.
+    static func regexParts(_ tests: [String], partBytes: Int) -> [String] {
+        var parts: [String] = [], part: [String] = [], size = 0
+        for t in Array(Set(tests)).sorted() {
+            let escaped = SwiftTestList.regexEscaped(t)
+            if !part.isEmpty, size + escaped.utf8.count + 1 > partBytes {
+                parts.append(anchored(part))
+                part = []; size = 0
+            }
+            part.append(escaped); size += escaped.utf8.count + 1
+        }
+        if !part.isEmpty { parts.append(anchored(part)) }
+        return parts
+    }
+
+    /// `items` joined by `separator` into as few strings of at most about `partBytes` as fit.
+    static func chunks(_ items: [String], separator: String, partBytes: Int) -> [String] {
+        var parts: [String] = [], part: [String] = [], size = 0
+        for item in items {
+            if !part.isEmpty, size + item.utf8.count + separator.utf8.count > partBytes {
+                parts.append(part.joined(separator: separator))
+                part = []; size = 0
+            }
+            part.append(item); size += item.utf8.count + separator.utf8.count
+        }
+        if !part.isEmpty { parts.append(part.joined(separator: separator)) }
+        return parts
+    }
+
+    private static func lines(_ parts: [String]) -> [UInt8] {
+        Array(parts.map { $0 + "\n" }.joined().utf8)
+    }
+
+    private static func anchored(_ escaped: [String]) -> String {
+        "^(" + escaped.joined(separator: "|") + ")(/|$)"
     }
 
     /// Arguments that run every test `listing` (a file holding what `list` printed) names, each
     /// library unfiltered, and a library it names none of not started: what `run` does with
     /// `selected` nil, decided on the host (a chained template test, which runs right after its
-    /// listing in the same exec). A line with a `(` before `recordsMarker` is Swift Testing's
-    /// (`SwiftTestList`), any other XCTest's.
+    /// listing in the same exec, whose standard input is not its own). A line with a `(` before
+    /// `recordsMarker` is Swift Testing's (`SwiftTestList`), any other XCTest's; the parts `run`
+    /// would send go to `listing.parts` and `run`'s script reads them from there.
     public static func runListed(bundle: String, packageFolder: String, darwin: Bool, listing: String) -> [String] {
-        if darwin { return ["swift", "test", "--skip-build", "--package-path", packageFolder] }
-        let choose = #"h=$(awk -v m="$3" '$0 == m { exit } /\(/ { t = 1; next } NF { x = 1 } END { printf "%s%s", x ? "x" : "", t ? "t" : "" }' "$2") || exit 70; "#
-            + #"b=$1; x=; case $h in *x*) x='*' ;; esac; case $h in *t*) set -- "$b" "$x" ;; *) set -- "$b" "$x" - ;; esac; "#
+        if darwin {
+            return ["sh", "-c", #"exec </dev/null; exec "$@""#, "sh"] + run(bundle: bundle, packageFolder: packageFolder, darwin: true, selected: nil,
+                                                                              all: [], swiftTesting: []).arguments
+        }
+        let choose = #"awk -v m="$3" '$0 == m { exit } /\(/ { t = 1; next } NF { x = 1 } END { if (x) print "x*"; if (t) print "t*" }' "$2" > "$2.parts" || exit 70; exec < "$2.parts"; "#
         return ["sh", "-c", choose + runScript, "sh", bundle, listing, recordsMarker]
     }
 
-    /// `run`'s script: `$1` the bundle, `$2` XCTest's filter ("" none selected, "*" every test); the
-    /// rest: Swift Testing's arguments ("-" none selected).
-    static let runScript = reraise + #"b=$1; x=$2; shift 2; st=0; if [ "$x" = "*" ]; then "$b"; st=$?; elif [ -n "$x" ]; then "$b" "$x"; st=$?; fi; if [ "${1:-}" != - ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@"; t=$?; [ "$st" -ne 0 ] || st=$t; fi; end "$st""#
+    /// `run`'s script: `$1` the bundle; standard input the parts (`x*`, `x LIST`, `t*`, `t REGEX`).
+    static let runScript = reraise + #"b=$1; st=0; tt=; set --; while IFS= read -r l; do case $l in "x*") "$b" </dev/null; s=$?; [ "$st" -ne 0 ] || st=$s ;; "x "*) "$b" "${l#x }" </dev/null; s=$?; [ "$st" -ne 0 ] || st=$s ;; "t*") tt=1 ;; "t "*) tt=1; set -- "$@" --filter "${l#t }" ;; esac; done; if [ -n "$tt" ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@" </dev/null; t=$?; [ "$st" -ne 0 ] || st=$t; fi; end "$st""#
 
     /// `end STATUS`: exit with it, or, for a bundle a signal ended (a status above 128), end the
     /// same way (so a SIGKILL from the host is seen as one, as when the bundle runs on its own).
@@ -74,6 +124,6 @@ public enum PackageTestCommands {
     /// against a test's whole id, `Target.Suite/test()/File.swift:12:6`, so the name must end at a
     /// `/` or the end (`^(A|B)(/|$)`).
     public static func regex(_ tests: [String]) -> String {
-        "^(" + Array(Set(tests)).sorted().map(SwiftTestList.regexEscaped).joined(separator: "|") + ")(/|$)"
+        anchored(Array(Set(tests)).sorted().map(SwiftTestList.regexEscaped))
     }
 }

@@ -75,14 +75,16 @@ final class ChainedTest: @unchecked Sendable {
     /// that file. The listing runs only when the build exited 0 and the bundle exists, the test only
     /// when the listing exited 0. The exit status is the build's when it failed, else the
     /// listing's when it failed (a signal re-raised, `PackageTestCommands.reraise`), else the
-    /// test's (0 when the listing did not start). Nil when the commands cannot be joined so.
+    /// test's (0 when the listing did not start). Nil when the commands cannot be joined so (a
+    /// command that reads an input of its own does not share the exec's; the listing reads none).
     func command(build: ShellCommand, list: ShellCommand, listing: String, test: ShellCommand) -> ShellCommand? {
-        guard build.environment.isEmpty, list.environment.isEmpty, test.environment.keys.allSatisfy(ShellQuote.isValidName) else { return nil }
+        guard build.environment.isEmpty, list.environment.isEmpty, build.input == nil, list.input == nil, test.input == nil,
+              test.environment.keys.allSatisfy(ShellQuote.isValidName) else { return nil }
         let exports = test.environment.keys.sorted().map { "\($0)=\(ShellQuote.quote(test.environment[$0] ?? "")); export \($0); " }.joined()
         let file = ShellQuote.quote(listing)
         func mark(_ word: String) -> String { "printf 'XCFLEET-\(word) %s\\n' \(nonce); printf 'XCFLEET-\(word) %s\\n' \(nonce) >&2; " }
         let script = PackageTestCommands.reraise + #""$@"; st=$?; [ "$st" -eq 0 ] || exit "$st"; [ -e "# + ShellQuote.quote(bundle) + " ] || exit 0; "
-            + mark("LIST") + ShellQuote.join(list.arguments) + " > " + file + "; st=$?; cat " + file + #"; [ "$st" -eq 0 ] || end "$st"; "#
+            + mark("LIST") + ShellQuote.join(list.arguments) + " < /dev/null > " + file + "; st=$?; cat " + file + #"; [ "$st" -eq 0 ] || end "$st"; "#
             + mark("TEST") + exports + "exec " + ShellQuote.join(test.arguments)
         return ShellCommand(["sh", "-c", script, "sh"] + build.arguments)
     }

@@ -70,10 +70,11 @@ extension SwiftPMSteps {
             let identity = try await executor.toolchains.identity(for: shell)
             let (bundle, buildFolder) = try builtBundle()
             let everything = found.selected.count == found.tests.count
-            let args = PackageTestCommands.run(bundle: bundle, packageFolder: buildFolder, darwin: ToolchainIdentity.os(of: identity) == "Darwin",
-                                               selected: everything ? nil : found.selected, all: found.tests, swiftTesting: swiftTesting)
+            let tests = PackageTestCommands.run(bundle: bundle, packageFolder: buildFolder, darwin: ToolchainIdentity.os(of: identity) == "Darwin",
+                                                selected: everything ? nil : found.selected, all: found.tests, swiftTesting: swiftTesting)
             // The attachments folder is the job directory's, as for every attempt (docs/attachments.md).
-            let command = executor.withAttachmentsFolder(ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: job.planned)),
+            let command = executor.withAttachmentsFolder(ShellCommand(SwiftPMDriver.lineBuffered + tests.arguments, environment: TestRunEnvironment.variables(for: job.planned),
+                                                                      input: tests.input),
                                                          jobDirectory: directory)
             let collector = self.collector
             let termination = try await shell.run(executor.record?.wrap(command) ?? command, in: packageFolder,

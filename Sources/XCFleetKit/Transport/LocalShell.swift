@@ -45,17 +45,24 @@ public struct LocalShell: RemoteShell {
     /// Bound on each local push step (the attempt's push deadline still applies around it).
     static let pushSeconds: Double = 600
 
-    /// Runs a host script with `stdin` (through a private temporary file) and collects its output.
-    private func runScript(_ command: ShellCommand, stdin: [[UInt8]], seconds: Double) async throws -> (CommandTermination, [UInt8], [UInt8]) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-push-\(UUID().uuidString)")
+    /// A new temporary file only the user can read, holding `chunks` (the caller removes it).
+    private func privateInputFile(_ chunks: [[UInt8]], phase: RemoteShellError.Kind) async throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("xcfleet-input-\(UUID().uuidString)")
+        let name = host.name
         try await offPool {
             guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
                   let handle = FileHandle(forWritingAtPath: file.path) else {
-                throw RemoteShellError(.push, host: host.name, "cannot write \(file.path)")
+                throw RemoteShellError(phase, host: name, "cannot write \(file.path)")
             }
             defer { try? handle.close() }
-            for chunk in stdin { try handle.write(contentsOf: Data(chunk)) }
+            for chunk in chunks { try handle.write(contentsOf: Data(chunk)) }
         }
+        return file
+    }
+
+    /// Runs a host script with `stdin` (through a private temporary file) and collects its output.
+    private func runScript(_ command: ShellCommand, stdin: [[UInt8]], seconds: Double) async throws -> (CommandTermination, [UInt8], [UInt8]) {
+        let file = try await privateInputFile(stdin, phase: .push)
         defer { try? FileManager.default.removeItem(at: file) }
         let sink = OutputSink(limit: 64 << 20)
         let status = try await ProcessRunner.run(["sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", file.path] + command.arguments,
@@ -72,7 +79,14 @@ public struct LocalShell: RemoteShell {
             env["PATH"] = (swift as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         }
         if let developerDir = host.toolchain.developerDir { env["DEVELOPER_DIR"] = developerDir }
-        return try await ProcessRunner.run(command.arguments, directory: directory, environment: env, deadlines: deadlines, output: output)
+        guard let input = command.input else {
+            return try await ProcessRunner.run(command.arguments, directory: directory, environment: env, deadlines: deadlines, output: output)
+        }
+        // The input through a private temporary file, opened as the command's standard input.
+        let file = try await privateInputFile([input], phase: .command)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try await ProcessRunner.run(["sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", file.path] + command.arguments,
+                                           directory: directory, environment: env, deadlines: deadlines, output: output)
     }
 
     public func fetch(_ path: String, in directory: String) async throws -> Data {

@@ -223,7 +223,7 @@ public final class SSHShell: RemoteShell {
 
     public func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
                     output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
-        try await runLine(try commandLine(command, in: directory), deadlines: deadlines, output: output)
+        try await runLine(try commandLine(command, in: directory), stdin: command.input.map { .bytes($0) }, deadlines: deadlines, output: output)
     }
 
     /// Runs one command line as the host's shell reads it, output streamed.

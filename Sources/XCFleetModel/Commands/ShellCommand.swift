@@ -23,10 +23,15 @@ public struct OutputChunk: Sendable {
 public struct ShellCommand: Equatable, Sendable {
     public var arguments: [String]
     public var environment: [String: String]
+    /// Bytes the command reads on its standard input (nil: none, the input is empty). What may be
+    /// too long for a command line travels here: an SSH exec request carries about 32 KB, and Linux
+    /// takes at most 128 KiB per argument.
+    public var input: [UInt8]?
 
-    public init(_ arguments: [String], environment: [String: String] = [:]) {
+    public init(_ arguments: [String], environment: [String: String] = [:], input: [UInt8]? = nil) {
         self.arguments = arguments
         self.environment = environment
+        self.input = input
     }
 }
 
