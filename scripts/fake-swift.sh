@@ -10,12 +10,17 @@
 #   swift build ...                 prints a short build log, installs itself as the test bundle
 #                                   .build/debug/<Package>PackageTests.xctest (the name in Package.swift;
 #                                   xcfleet runs the cached bundle directly, see docs/builds.md), exits 0
+#   <Package>PackageTests.xctest --list-tests
+#                                   the bundle's list: `Module.Class/test` for every `func test…()` of
+#                                   the classes in Tests/<Module>/*.swift (the module is the test target
+#                                   xcfleet-manifest.json names): what the fake "compiled"
+#   <Package>PackageTests.xctest --testing-library swift-testing ...
+#                                   no Swift Testing in this bundle: exits 69, as a real bundle without it
 #   <Package>PackageTests.xctest [Module.Class/test,...]
 #                                   the bundle: like `swift test`, limited to the comma-separated names
 #   swift test --skip-build [--filter RE]
-#                                   reads xcfleet-manifest.json in the current folder and prints Linux
-#                                   XCTest output for every listed `Class/test` (matching RE as
-#                                   `Module.Class/test`), all passing; exits 0
+#                                   prints Linux XCTest output for every listed `Class/test` (matching
+#                                   RE as `Module.Class/test`), all passing; exits 0
 # Environment: FAKE_SWIFT_DELAY  seconds to sleep before each test (default 0), so a suite runs long
 #                                enough to be broken mid-run.
 #              FAKE_SWIFT_FAIL   a `Class/test` name that fails instead of passing (exit 1).
@@ -50,7 +55,10 @@ if ($cmd ne 'test') {
 }
 my $filter;
 my %only;
+my $list = 0;
 if ($bundle) {
+    if (@ARGV && $ARGV[0] eq '--testing-library') { exit 69 }
+    if (@ARGV && $ARGV[0] eq '--list-tests') { $list = 1; shift @ARGV }
     %only = map { $_ => 1 } split /,/, (shift(@ARGV) // '');
 } else {
     while (@ARGV) {
@@ -63,7 +71,22 @@ local $/;
 my $manifest = decode_json(<$fh>);
 close $fh;
 my $module = $manifest->{testTarget} // 'Tests';
-my @tests = grep { (!defined($filter) || "$module.$_" =~ /$filter/) && (!%only || $only{"$module.$_"}) } @{ $manifest->{tests} // [] };
+# What the fake "compiled": each `func test…()` under the class (or extension) it follows.
+my @compiled;
+for my $file (sort glob("Tests/$module/*.swift")) {
+    open(my $src, '<', $file) or next;
+    my $class = '';
+    for my $line (split /\n/, <$src>) {
+        $class = $1 if $line =~ /^\s*(?:@\w+\s+)*(?:final\s+)?(?:class|extension)\s+(\w+)/;
+        push @compiled, "$class/$1" if $class ne '' && $line =~ /^\s*(?:@\w+\s+)*func\s+(test\w*)\s*\(\s*\)/;
+    }
+    close $src;
+}
+if ($list) {
+    print "$module.$_\n" for @compiled;
+    exit 0;
+}
+my @tests = grep { (!defined($filter) || "$module.$_" =~ /$filter/) && (!%only || $only{"$module.$_"}) } @compiled;
 my $delay = $ENV{FAKE_SWIFT_DELAY} // 0;
 my $fail = $ENV{FAKE_SWIFT_FAIL} // '';
 

@@ -196,7 +196,7 @@ func renderCommand(_ args: Arguments) throws -> Int32 {
         }
         let rendered = try renderer.render(suite, mutant: args.string("mutant").flatMap { mutant(for: suite, $0) })
         let dir = try output.write(rendered)
-        TerminalOutput.printOut([ConsoleLine("\(dir.path): \(rendered.workspace.files.count) files, \(rendered.manifest.tests.count) tests (cd \(dir.path) && swift test)")])
+        TerminalOutput.printOut([ConsoleLine("\(dir.path): \(rendered.workspace.files.count) files; its tests are listed once it is built (cd \(dir.path) && swift build --build-tests && swift test list)")])
     }
     return 0
 }

@@ -12,8 +12,12 @@ final class AttemptMachineTests: XCTestCase {
         JobSource(origin: .template("cache-contract"), workspace: Workspace(files: []), driver: driver)
     }
 
+    /// The judgement of build, test and collect (the discover step's is tested with the whole
+    /// sequence below and in PackageSuiteTests).
     private func machine(_ driver: JobSource.Driver = .swiftPM, cleanup: Double = 60) -> AttemptMachine {
-        AttemptMachine(AttemptMachine.Plan(source: source(driver), host: "mac-1", cleanupSeconds: cleanup))
+        let s = source(driver)
+        return AttemptMachine(AttemptMachine.Plan(steps: s.steps.filter { $0 != .discover }, buildToolName: s.buildToolName,
+                                                  host: "mac-1", cleanupSeconds: cleanup))
     }
 
     /// Pushes to /w/j1 and returns the actions of the push's end.
@@ -23,18 +27,19 @@ final class AttemptMachineTests: XCTestCase {
     }
 
     func testSourcesNameTheirSteps() {
-        XCTAssertEqual(source(.swiftPM).steps, [.push, .build, .test, .collect], "collect fetches the attachments folder")
-        XCTAssertEqual(source(.xcodebuild(destination: "platform=macOS")).steps, [.push, .build, .test, .collect])
+        XCTAssertEqual(source(.swiftPM).steps, [.push, .build, .discover, .test, .collect], "collect fetches the attachments folder")
+        XCTAssertEqual(source(.xcodebuild(destination: "platform=macOS")).steps, [.push, .build, .discover, .test, .collect])
         XCTAssertEqual(source(.xcodebuild(destination: "platform=macOS")).destination, "platform=macOS")
         XCTAssertNil(source(.swiftPM).destination)
         XCTAssertEqual(AttemptStep.collect.phase, .fetch)
     }
 
     func testGreenSwiftPMAttemptRunsEveryStepThenCleansUp() {
-        var m = machine()
+        var m = AttemptMachine(AttemptMachine.Plan(source: source(.swiftPM), host: "mac-1", cleanupSeconds: 60))
         XCTAssertEqual(pushed(&m), [.phaseFinished(.push), .recordHostPath("/w/j1"), .phaseStarted(.build), .perform(.build)])
         XCTAssertEqual(m.jobDirectory, "/w/j1")
-        XCTAssertEqual(m.stepEnded(.ended(.exited(0))), [.phaseFinished(.build), .phaseStarted(.test), .perform(.test)])
+        XCTAssertEqual(m.stepEnded(.ended(.exited(0))), [.phaseFinished(.build), .phaseStarted(.build), .perform(.discover)])
+        XCTAssertEqual(m.stepEnded(.discovered(problem: nil)), [.phaseFinished(.build), .phaseStarted(.test), .perform(.test)])
         XCTAssertEqual(m.stepEnded(.ended(.exited(0))), [.phaseFinished(.test), .phaseStarted(.fetch), .perform(.collect)])
         XCTAssertEqual(m.stepEnded(.collected), [.phaseFinished(.fetch), .phaseStarted(.cleanup), .cleanUp(directory: "/w/j1", seconds: 60)])
         XCTAssertFalse(m.isFinished)
@@ -104,7 +109,7 @@ final class AttemptMachineTests: XCTestCase {
         XCTAssertEqual(m.outcome(testsPassed: true), .infraFailure(.hostLost(text)))
         XCTAssertTrue(AttemptFailure.hostLost(text).suspectsHost)
 
-        var short = AttemptMachine(AttemptMachine.Plan(source: source(.swiftPM), host: "mac-1", cleanupSeconds: 2))
+        var short = AttemptMachine(AttemptMachine.Plan(steps: [.push, .build, .test, .collect], buildToolName: "swift build", host: "mac-1", cleanupSeconds: 2))
         _ = pushed(&short)
         XCTAssertEqual(short.stepEnded(.ended(.connectionLost("EOF"))).last, .cleanUp(directory: "/w/j1", seconds: 2), "never longer than the cleanup deadline")
     }

@@ -91,6 +91,12 @@ final class ContractCertificateTests: XCTestCase {
         XCTAssertEqual(certificate.mutants, [.init(id: "strong-sink", contract: "K4", killed: false, notRun: true)])
         XCTAssertEqual(certificate.mutants.first?.killed, false, "a mutant that never ran is not killed")
         XCTAssertEqual(certificate.problems, ["K4 not run", "K5 not run", "mutant strong-sink not run"])
+        // As planned now: no manifest, and no attempt listed the tests. Still "not run", never "no gate tests".
+        var unlisted = job([], expected: [], state: .unschedulable)
+        unlisted.attempts = []
+        let plain = try XCTUnwrap(ContractCertificate.make(suite([unlisted, mutant], subject: feed, template: "combine-lifetime")))
+        XCTAssertEqual(plain.problems, ["K4 not run", "K5 not run", "mutant strong-sink not run"])
+        XCTAssertTrue(plain.ids.allSatisfy { $0.tests.isEmpty })
         let markdown = CertificateSections.markdown(RunReportFixture.with(certificates: [certificate])).joined(separator: "\n")
         XCTAssertTrue(markdown.contains("does not hold: K4 not run, K5 not run, mutant strong-sink not run"), markdown)
         XCTAssertFalse(markdown.contains("survived"), markdown)

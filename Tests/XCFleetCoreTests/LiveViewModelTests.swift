@@ -80,6 +80,32 @@ final class LiveViewModelTests: XCTestCase {
         XCTAssertEqual(scrollback[1].style, .failure)
     }
 
+    /// Jobs plan no tests: each job's count is `0/?` until its attempt lists what was built, and the
+    /// run's total carries a `+` until every job has.
+    func testTotalsComeFromTheDiscoveredListsAsTheyArrive() {
+        var model = LiveViewModel(color: false)
+        var s = RunEventScript()
+        let a = AttemptRef(jobID: "a", attempt: 1), b = AttemptRef(jobID: "b", attempt: 1)
+        for e in [s.at(0, RunEventScript.planned("a", tests: 0)), s.at(0, RunEventScript.planned("b", tests: 0)),
+                  s.at(1, .attemptStarted(a, host: "mac1", slot: 0)), s.at(1, .attemptStarted(b, host: "mac1", slot: 1))] {
+            _ = model.apply(e)
+        }
+        var frame = model.frame(width: 120, height: 30, now: 2)
+        XCTAssertTrue(frame[0].contains("0/? tests"), frame[0])
+        XCTAssertTrue(frame[2].contains("0/0+ tests"), frame[2])
+        XCTAssertFalse(model.testCounts.complete)
+        _ = model.apply(s.at(3, .testsDiscovered(a, TestsDiscovered(tests: ["Mod.T/test0", "Mod.T/test1", "Mod.T/test2"],
+                                                                    selected: ["Mod.T/test0", "Mod.T/test1"]))))
+        _ = model.apply(s.at(4, RunEventScript.finished("a", test: 0)))
+        frame = model.frame(width: 120, height: 30, now: 5)
+        XCTAssertTrue(frame[0].contains("1/2 tests"), "the shard's part, not the whole list: \(frame[0])")
+        XCTAssertTrue(frame[2].contains("1/2+ tests"), frame[2])
+        _ = model.apply(s.at(6, .testsDiscovered(b, TestsDiscovered(tests: ["Mod.T/test0", "Mod.T/test1", "Mod.T/test2"], selected: ["Mod.T/test2"]))))
+        frame = model.frame(width: 120, height: 30, now: 7)
+        XCTAssertTrue(frame[2].contains("1/3 tests"), frame[2])
+        XCTAssertTrue(model.testCounts.complete)
+    }
+
     func testAttemptEndFreesTheSlotAndCountsTheJobDone() {
         var (model, _) = midRun()
         var s = RunEventScript()

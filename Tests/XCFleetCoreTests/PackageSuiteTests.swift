@@ -218,6 +218,41 @@ final class PackageSuiteTests: XCTestCase {
         XCTAssertEqual(c.arguments.count, 5, "the command line does not grow with the selection")
     }
 
+    /// A chained template test decides on the host which library to start from the listing it just
+    /// wrote (real `sh` and `awk`; the bundle is a script that prints how it was started).
+    func testRunListedStartsEachLibraryTheListingNames() throws {
+        let dir = NSTemporaryDirectory() + "runlisted-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let bundle = dir + "/PkgPackageTests.xctest", listing = dir + "/listing"
+        try ("#!/bin/sh\n" + #"echo "run:$*"; [ "${1:-}" != --testing-library ] || exit "${ST_STATUS:-0}""# + "\n")
+            .write(toFile: bundle, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bundle)
+        func run(_ listed: String, stStatus: Int = 0) throws -> (out: String, status: Int32) {
+            try listed.write(toFile: listing, atomically: true, encoding: .utf8)
+            let args = PackageTestCommands.runListed(bundle: bundle, packageFolder: dir, darwin: false, listing: listing)
+            let r = try TestShell.runProcess("/usr/bin/env", ["ST_STATUS=\(stStatus)"] + args)
+            return (r.stdout, r.status)
+        }
+        let marker = PackageTestCommands.recordsMarker
+        XCTAssertEqual(try run("T.C/testA\nT.C/testB\n").out, "run:\n", "XCTest only: Swift Testing is not started")
+        XCTAssertEqual(try run("T.S/c()\n\(marker)\n{\"kind\":\"test\"}\n").out, "run:--testing-library swift-testing\n",
+                       "Swift Testing only (its records after the marker are not tests)")
+        let both = try run("T.C/testA\nT.S/c(x:)\n\(marker)\n", stStatus: 3)
+        XCTAssertEqual(both.out, "run:\nrun:--testing-library swift-testing\n")
+        XCTAssertEqual(both.status, 3, "the run fails when either library did")
+        XCTAssertEqual(try run("").out, "", "nothing listed: nothing started")
+        try? FileManager.default.removeItem(atPath: listing)
+        XCTAssertNotEqual(try TestShell.runProcess("/bin/sh", Array(PackageTestCommands.runListed(bundle: bundle, packageFolder: dir, darwin: false,
+                                                                                                 listing: listing).dropFirst())).status, 0,
+                          "no listing file: the run fails")
+        // macOS: `run`'s every-test form, its standard input not the exec's.
+        let mac = PackageTestCommands.runListed(bundle: bundle, packageFolder: "/p", darwin: true, listing: listing)
+        XCTAssertEqual(Array(mac.prefix(4)), ["sh", "-c", #"exec </dev/null; exec "$@""#, "sh"])
+        XCTAssertEqual(Array(mac.dropFirst(4)), PackageTestCommands.run(bundle: bundle, packageFolder: "/p", darwin: true, selected: nil,
+                                                                        all: [], swiftTesting: []).arguments)
+    }
+
     func testSwiftTestingRecordsGiveDisplayNames() {
         let lines = [
             #"{"kind":"test","payload":{"displayName":"Adds two values","id":"T.S\/add()\/S.swift:3:6","kind":"function","name":"add()"},"version":0}"#,
@@ -285,8 +320,8 @@ final class PackageAttemptTests: XCTestCase {
         XCTAssertFalse(machine.stepEnded(.ended(.exited(0))).contains(.perform(.test)))
     }
 
-    func testATemplateSourceHasNoDiscoverStep() {
-        XCTAssertEqual(JobSource(origin: .template("cache-contract"), workspace: Workspace(files: []), driver: .swiftPM).steps, [.push, .build, .test, .collect])
+    func testATemplateSourceDiscoversItsTestsToo() {
+        XCTAssertEqual(JobSource(origin: .template("cache-contract"), workspace: Workspace(files: []), driver: .swiftPM).steps, [.push, .build, .discover, .test, .collect])
     }
 
     func testARerunByTestCarriesWhatPassedBeforeIntoTheDecisiveAttempt() {

@@ -24,6 +24,25 @@ final class VerdictLineTests: XCTestCase {
         return SuiteReport(spec: spec, status: status, reasons: reasons, jobs: jobs)
     }
 
+    /// A mutant is killed by a failing test, never by a listing that found none (no test ran).
+    func testAMutantWhoseListingFailedIsNotKilled() {
+        let spec = SuiteSpec(name: "gate", template: "cache-contract")
+        func mutant(_ id: String, problem: String?, failed: Bool) -> JobReport {
+            var a = attempt(host: "h1")
+            a.discovery = TestsDiscovered(tests: problem == nil ? ["T.C/testA"] : [], selected: problem == nil ? ["T.C/testA"] : [], problem: problem)
+            if failed { a.tests = [SampleReports.test("C/testA", .failed)] }
+            return JobReport(planned: JobPlanned(jobID: "gate#mutant-\(id)", suite: "gate", kind: .gate, mutant: id, expectedTests: []),
+                             attempts: [a], finalState: .failed, reasons: ["red"])
+        }
+        let green = JobReport(planned: JobPlanned(jobID: "gate", suite: "gate", kind: .gate, expectedTests: []),
+                              attempts: [attempt(host: "h1", passed: true)], finalState: .passed, reasons: [])
+        let killed = Verdict.suiteStatus(spec: spec, jobs: [green, mutant("m1", problem: nil, failed: true)], mutantFaults: [:])
+        XCTAssertEqual(killed.0, .green, "\(killed.1)")
+        let unlisted = Verdict.suiteStatus(spec: spec, jobs: [green, mutant("m2", problem: "the built products list no tests", failed: false)], mutantFaults: [:])
+        XCTAssertEqual(unlisted.0, .red)
+        XCTAssertEqual(unlisted.1, ["mutant m2 could not be checked: test discovery: the built products list no tests"])
+    }
+
     /// Exit 1 comes from a timed-out job: the line names it first, not the infra-failed job before it.
     func testExitOneNamesTheTimedOutJobNotTheInfraFailedOne() {
         let s = suite("gate", [

@@ -77,6 +77,16 @@ final class SSHBuildCacheTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(testEvents.count, 36)
         XCTAssertGreaterThan(testEvents.first ?? -1, testPhase)
         XCTAssertLessThan(try XCTUnwrap(bodies.firstIndex { if case .build = $0 { return true } else { return false } }), testPhase)
+        // The tests were listed from what was built before any ran, in that same exec: the push's
+        // record is logged when the exec ended, after the listing and the test events (a listing or
+        // a test on its own exec would follow the push's record).
+        let discovered = try XCTUnwrap(bodies.firstIndex { if case .testsDiscovered = $0 { return true } else { return false } })
+        XCTAssertLessThan(discovered, testPhase)
+        guard case .testsDiscovered(_, let found) = bodies[discovered] else { return XCTFail() }
+        XCTAssertEqual(found.selected.count, found.tests.count)
+        XCTAssertGreaterThanOrEqual(found.tests.count, 36)
+        let pushed = try XCTUnwrap(bodies.firstIndex { if case .push = $0 { return true } else { return false } })
+        XCTAssertGreaterThan(pushed, try XCTUnwrap(testEvents.last), "the listing and the test rode the push's exec")
 
         // Plant: replace the blob of Package.swift with another user's hostile Package.swift.
         let hash = try XCTUnwrap(try planWorkspace().fileHashes["Package.swift"])

@@ -20,21 +20,15 @@ final class BuildCommandTests: XCTestCase {
         XCTAssertEqual(SwiftPMDriver().bundleTestCommand(bundle: "/w/b.xctest", darwin: true).arguments, ["xcrun", "xctest", "/w/b.xctest"])
     }
 
-    func testShardFilterIsQualifiedWithTheTestModule() throws {
+    func testTheProductIsThisPackagesOwnBundle() throws {
         let ws = try BuildCacheTests.contractWorkspace()
         let job = PlannedJob(planned: JobPlanned(jobID: "j", suite: "cache-gate", kind: .gate, expectedTests: []),
-                             spec: SuiteSpec(name: "cache-gate", template: "cache-contract"), workspace: ws,
-                             filter: ["CacheKeyTests/testA", "Other.Class/testB"], requires: [])
+                             spec: SuiteSpec(name: "cache-gate", template: "cache-contract"), workspace: ws, requires: [])
         let build = SwiftPMCachedBuild(job: job, shell: LocalShell(), directory: "/j", driver: SwiftPMDriver())
         // An incremental build from another package's build also holds that package's bundle: the
         // product is this package's own (a found regression: two bundles matched a wildcard).
         XCTAssertEqual(build.productGlob, ".build/debug/xcfleet-cache-gatePackageTests.xctest")
         XCTAssertTrue(build.buildCommand(toolchain: "t").arguments.contains(".build/debug/xcfleet-cache-gatePackageTests.xctest"))
-        let c = try build.testCommand(products: ["/b"], toolchain: "system: Linux x86_64\nSwift")
-        XCTAssertEqual(c.arguments.suffix(2), ["/b", "CacheContractTests.CacheKeyTests/testA,Other.Class/testB"])
-        XCTAssertThrowsError(try build.testCommand(products: [], toolchain: "system: Linux x86_64"))
-        let mac = try build.testCommand(products: ["/b.xctest"], toolchain: "system: Darwin arm64\nXcode 16.4")
-        XCTAssertEqual(Array(mac.arguments.prefix(2)), ["xcrun", "xctest"])
     }
 
     /// The protocol is generic: an Xcode host passes its build-for-testing command and the
@@ -71,7 +65,7 @@ final class BuildCommandTests: XCTestCase {
         })
         func line(_ workspace: Workspace) -> String {
             let job = PlannedJob(planned: JobPlanned(jobID: "j", suite: "cache-gate", kind: .gate, expectedTests: []),
-                                 spec: SuiteSpec(name: "cache-gate", template: "cache-contract"), workspace: workspace, filter: nil, requires: [])
+                                 spec: SuiteSpec(name: "cache-gate", template: "cache-contract"), workspace: workspace, requires: [])
             let build = SwiftPMCachedBuild(job: job, shell: LocalShell(host: HostSpec(name: "h", workRoot: "/home/ci/.xcfleet/work")),
                                            directory: "/home/ci/.xcfleet/work/j.abcdefgh", driver: SwiftPMDriver())
             let check = PushCacheScript.check(workRoot: "/home/ci/.xcfleet/work", directory: "/home/ci/.xcfleet/work/j.abcdefgh",

@@ -3,8 +3,8 @@ import XCTest
 @testable import XCFleetKit
 import XCFleetTestSupport
 
-/// The test riding the build cache's exec: the shell text that joins them (run by the real `sh`),
-/// the split of the output at the nonce markers, and the two deadlines.
+/// The listing and the test riding the build cache's exec: the shell text that joins them (run by
+/// the real `sh`), the split of the output at the nonce markers, and each part's deadline.
 final class ChainedTestTests: XCTestCase {
     private final class Sink: @unchecked Sendable {
         private let lock = NSLock()
@@ -13,9 +13,31 @@ final class ChainedTestTests: XCTestCase {
         func text(_ s: OutputStreamKind) -> String { lock.lock(); defer { lock.unlock() }; return String(decoding: bytes[s] ?? [], as: UTF8.self) }
     }
 
-    private func chained(bundle: String = "/nonexistent", build: Double = 30, test: Double = 30) -> (ChainedTest, Sink, Sink) {
-        let b = Sink(), t = Sink()
-        return (ChainedTest(bundle: bundle, buildSeconds: build, testSeconds: test, buildOutput: { b.add($0) }, testOutput: { t.add($0) }), b, t)
+    private struct Chain {
+        let test: ChainedTest
+        let build: Sink, listing: Sink, tested: Sink
+    }
+
+    private func chained(bundle: String = "/nonexistent", build: Double = 30, list: Double = 30, test: Double = 30) -> Chain {
+        let sinks = (Sink(), Sink(), Sink())
+        let c = ChainedTest(bundle: bundle, buildSeconds: build, listSeconds: list, testSeconds: test,
+                            buildOutput: { sinks.0.add($0) }, listingOutput: { sinks.1.add($0) }, testOutput: { sinks.2.add($0) })
+        return Chain(test: c, build: sinks.0, listing: sinks.1, tested: sinks.2)
+    }
+
+    /// A file for the listing, removed after the test.
+    private func listingFile() -> String {
+        let path = NSTemporaryDirectory() + "chained-listing-\(UUID().uuidString.prefix(6)) it's"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    /// A bundle that exists (its contents do not matter: the test command here is a script).
+    private func existingBundle() -> String {
+        let bundle = NSTemporaryDirectory() + "chained-\(UUID().uuidString.prefix(6)) it's.xctest"
+        _ = FileManager.default.createFile(atPath: bundle, contents: Data())
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: bundle) }
+        return bundle
     }
 
     /// Runs `command` with the real `sh`, its output fed to `route` in small pieces.
@@ -33,43 +55,72 @@ final class ChainedTestTests: XCTestCase {
         return r.status
     }
 
-    func testAFailedBuildEndsTheExecWithItsStatusAndNoTest() throws {
-        let (chain, build, tested) = chained()
-        let command = try XCTUnwrap(chain.command(build: ShellCommand(["sh", "-c", "echo compiling; echo oops >&2; exit 3"]),
-                                                  test: ShellCommand(["sh", "-c", "echo TEST-RAN"])))
-        XCTAssertEqual(try run(command, into: chain), 3)
-        chain.open()
-        XCTAssertEqual(build.text(.stdout), "compiling\n")
-        XCTAssertEqual(build.text(.stderr), "oops\n")
-        XCTAssertEqual(tested.text(.stdout), "")
+    private let list = ShellCommand(["sh", "-c", "echo T.C/testA; echo listing >&2"])
+
+    func testAFailedBuildEndsTheExecWithItsStatusAndNoListingOrTest() throws {
+        let c = chained(bundle: existingBundle())
+        let command = try XCTUnwrap(c.test.command(build: ShellCommand(["sh", "-c", "echo compiling; echo oops >&2; exit 3"]), list: list,
+                                                   listing: listingFile(), test: ShellCommand(["sh", "-c", "echo TEST-RAN"])))
+        XCTAssertEqual(try run(command, into: c.test), 3)
+        c.test.open()
+        XCTAssertEqual(c.build.text(.stdout), "compiling\n")
+        XCTAssertEqual(c.build.text(.stderr), "oops\n")
+        XCTAssertEqual(c.listing.text(.stdout), "")
+        XCTAssertEqual(c.tested.text(.stdout), "")
     }
 
-    func testNoBundleMeansNoTestAndTheBuildsZero() throws {
-        let (chain, build, tested) = chained(bundle: "/nonexistent/it's here?/x.xctest")
-        let command = try XCTUnwrap(chain.command(build: ShellCommand(["sh", "-c", "echo built"]), test: ShellCommand(["sh", "-c", "echo TEST-RAN"])))
-        XCTAssertEqual(try run(command, into: chain), 0)
-        chain.open()
-        XCTAssertEqual(build.text(.stdout), "built\n")
-        XCTAssertEqual(tested.text(.stdout), "")
+    func testNoBundleMeansNoListingNoTestAndTheBuildsZero() throws {
+        let c = chained(bundle: "/nonexistent/it's here?/x.xctest")
+        let command = try XCTUnwrap(c.test.command(build: ShellCommand(["sh", "-c", "echo built"]), list: list, listing: listingFile(),
+                                                   test: ShellCommand(["sh", "-c", "echo TEST-RAN"])))
+        XCTAssertEqual(try run(command, into: c.test), 0)
+        c.test.open()
+        XCTAssertEqual(c.build.text(.stdout), "built\n")
+        XCTAssertEqual(c.listing.text(.stdout), "")
+        XCTAssertEqual(c.tested.text(.stdout), "")
     }
 
-    func testAfterABuildThatExitedZeroTheTestRunsWithItsEnvironmentAndItsStatusIsTheExecs() throws {
-        let bundle = NSTemporaryDirectory() + "chained-\(UUID().uuidString.prefix(6)) it's.xctest"
-        FileManager.default.createFile(atPath: bundle, contents: Data())
-        defer { try? FileManager.default.removeItem(atPath: bundle) }
-        let (chain, build, tested) = chained(bundle: bundle)
-        let test = ShellCommand(["sh", "-c", #"echo "ran with $ODD"; echo "XCFLEET-TEST 0000"; echo err >&2; exit 5"#],
+    func testAfterABuildThatExitedZeroTheListingThenTheTestRunAndTheTestsStatusIsTheExecs() throws {
+        let c = chained(bundle: existingBundle())
+        let file = listingFile()
+        // The test reads the listing's file (as `PackageTestCommands.runListed` does): it was written first.
+        let test = ShellCommand(["sh", "-c", #"echo "ran with $ODD"; sed 's/^/read /' "$0"; echo "XCFLEET-TEST 0000"; echo err >&2; exit 5"#, file],
                                 environment: ["ODD": "a 'quoted' $value"])
-        // The build prints a line that looks like a marker without the nonce: it stays the build's.
-        let command = try XCTUnwrap(chain.command(build: ShellCommand(["sh", "-c", "echo XCFLEET-TEST 0000; echo built; echo warn >&2"]), test: test))
-        XCTAssertEqual(try run(command, into: chain), 5)
-        XCTAssertEqual(build.text(.stdout), "XCFLEET-TEST 0000\nbuilt\n")
-        XCTAssertEqual(build.text(.stderr), "warn\n")
-        XCTAssertEqual(tested.text(.stdout), "", "the test's output waits for the test step")
-        chain.open()
-        XCTAssertEqual(tested.text(.stdout), "ran with a 'quoted' $value\nXCFLEET-TEST 0000\n")
-        XCTAssertEqual(tested.text(.stderr), "err\n")
-        XCTAssertNil(chain.command(build: ShellCommand(["true"]), test: ShellCommand(["true"], environment: ["BAD NAME": "x"])))
+        // The build prints lines that look like markers without the nonce: they stay the build's.
+        let command = try XCTUnwrap(c.test.command(build: ShellCommand(["sh", "-c", "echo XCFLEET-LIST 0000; echo XCFLEET-TEST 0000; echo built; echo warn >&2"]),
+                                                   list: list, listing: file, test: test))
+        XCTAssertEqual(try run(command, into: c.test), 5)
+        XCTAssertEqual(c.build.text(.stdout), "XCFLEET-LIST 0000\nXCFLEET-TEST 0000\nbuilt\n")
+        XCTAssertEqual(c.build.text(.stderr), "warn\n")
+        XCTAssertEqual(c.listing.text(.stdout), "T.C/testA\n")
+        XCTAssertEqual(c.listing.text(.stderr), "listing\n")
+        XCTAssertEqual(c.tested.text(.stdout), "", "the test's output waits for the test step")
+        c.test.open()
+        XCTAssertEqual(c.tested.text(.stdout), "ran with a 'quoted' $value\nread T.C/testA\nXCFLEET-TEST 0000\n")
+        XCTAssertEqual(c.tested.text(.stderr), "err\n")
+        XCTAssertNil(c.test.command(build: ShellCommand(["true"]), list: list, listing: file, test: ShellCommand(["true"], environment: ["BAD NAME": "x"])))
+    }
+
+    /// A listing that fails ends the exec with its status (the discover step's reason), and the
+    /// test never starts; one a signal ended ends the exec by that signal.
+    func testAFailedListingEndsTheExecWithItsStatusAndNoTest() throws {
+        let c = chained(bundle: existingBundle())
+        let command = try XCTUnwrap(c.test.command(build: ShellCommand(["sh", "-c", "echo built"]),
+                                                   list: ShellCommand(["sh", "-c", "echo T.C/testA; echo broken >&2; exit 4"]),
+                                                   listing: listingFile(), test: ShellCommand(["sh", "-c", "echo TEST-RAN"])))
+        XCTAssertEqual(try run(command, into: c.test), 4)
+        c.test.open()
+        XCTAssertEqual(c.listing.text(.stdout), "T.C/testA\n", "what it printed is still the listing's")
+        XCTAssertEqual(c.listing.text(.stderr), "broken\n")
+        XCTAssertEqual(c.tested.text(.stdout), "")
+
+        let killed = chained(bundle: existingBundle())
+        let byKill = try XCTUnwrap(killed.test.command(build: ShellCommand(["true"]), list: ShellCommand(["sh", "-c", "kill -TERM $$"]),
+                                                       listing: listingFile(), test: ShellCommand(["sh", "-c", "echo TEST-RAN"])))
+        let status = try run(byKill, into: killed.test)
+        XCTAssertNotEqual(status, 0)
+        XCTAssertNotEqual(status, 143, "re-raised as a signal, not an exit status")
+        XCTAssertEqual(killed.tested.text(.stdout), "")
     }
 
     func testTheMarkerIsOnlyAWholeLine() {
@@ -87,35 +138,66 @@ final class ChainedTestTests: XCTestCase {
         XCTAssertEqual(partial.flush(), Array("XCFLEET".utf8), "held back until the line is known, then handed on")
     }
 
-    /// The build's deadline holds until the markers, the test's from then on: either cancels the exec.
+    /// Both markers in one chunk, or the second before the first: each part gets its own bytes.
+    func testThePartsSplitAtTheirMarkersInOrder() {
+        var s = PartSplitter(markers: [Array("L n\n".utf8), Array("T n\n".utf8)])
+        XCTAssertEqual(s.consume(Array("b\nT n\nL n\nl\nT n\nt\nL n\n".utf8)).map { String(decoding: $0, as: UTF8.self) },
+                       ["b\nT n\n", "l\n", "t\nL n\n"], "a test marker before the listing's is the build's")
+        XCTAssertEqual(s.part, 2)
+        var split = PartSplitter(markers: [Array("L n\n".utf8), Array("T n\n".utf8)])
+        XCTAssertEqual(split.consume(Array("L n\nl\nT".utf8)).map(\.count), [0, 2, 0])
+        XCTAssertEqual(split.flush().map { String(decoding: $0, as: UTF8.self) }, ["", "T", ""], "a partial line is the listing's")
+    }
+
+    /// The build's deadline holds until the listing markers, the listing's until the test
+    /// markers, the test's from then on: each cancels the exec.
     func testEachPartKeepsItsOwnDeadline() async throws {
-        let (slowBuild, _, _) = chained(build: 0.2, test: 30)
+        let slowBuild = chained(build: 0.2).test
         slowBuild.start { try await Task.sleep(nanoseconds: 20_000_000_000); throw CancellationError() }
-        let reachedTest = await slowBuild.waitForTest()
-        XCTAssertFalse(reachedTest)
+        let reachedListing = await slowBuild.waitForListing()
+        XCTAssertFalse(reachedListing)
         let built = await slowBuild.execEnded()
         XCTAssertTrue(built.timedOut)
         XCTAssertThrowsError(try built.result.get())
 
-        let (slowTest, _, tested) = chained(build: 30, test: 0.3)
-        let nonce = slowTest.nonce
-        let started = Date()
-        slowTest.start {
+        let slowList = chained(build: 30, list: 0.3)
+        let listNonce = slowList.test.nonce
+        let listStarted = Date()
+        slowList.test.start {
             for stream in [OutputStreamKind.stdout, .stderr] {
-                slowTest.route(OutputChunk(stream: stream, bytes: Array("XCFLEET-TEST \(nonce)\ntesting\n".utf8)))
+                slowList.test.route(OutputChunk(stream: stream, bytes: Array("XCFLEET-LIST \(listNonce)\nT.C/testA\n".utf8)))
             }
             try await Task.sleep(nanoseconds: 20_000_000_000)
             return JobPreparation(directory: "/d", push: .unchanged, chained: .cancelled)
         }
-        let ran = await slowTest.waitForTest()
+        let listed = await slowList.test.waitForListing()
+        XCTAssertTrue(listed)
+        let reachedTest = await slowList.test.waitForTest()
+        XCTAssertFalse(reachedTest, "the listing's deadline ended the exec")
+        let listEnd = await slowList.test.execEnded()
+        XCTAssertTrue(listEnd.timedOut)
+        XCTAssertLessThan(Date().timeIntervalSince(listStarted), 10)
+        XCTAssertEqual(slowList.listing.text(.stdout), "T.C/testA\n")
+
+        let slowTest = chained(build: 30, list: 30, test: 0.3)
+        let nonce = slowTest.test.nonce
+        let started = Date()
+        slowTest.test.start {
+            for stream in [OutputStreamKind.stdout, .stderr] {
+                slowTest.test.route(OutputChunk(stream: stream, bytes: Array("XCFLEET-LIST \(nonce)\nXCFLEET-TEST \(nonce)\ntesting\n".utf8)))
+            }
+            try await Task.sleep(nanoseconds: 20_000_000_000)
+            return JobPreparation(directory: "/d", push: .unchanged, chained: .cancelled)
+        }
+        let ran = await slowTest.test.waitForTest()
         XCTAssertTrue(ran)
-        slowTest.open()
-        let ended = await slowTest.execEnded()
+        slowTest.test.open()
+        let ended = await slowTest.test.execEnded()
         XCTAssertTrue(ended.timedOut)
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
-        XCTAssertEqual(tested.text(.stdout), "testing\n")
+        XCTAssertEqual(slowTest.tested.text(.stdout), "testing\n")
 
-        let (quick, _, _) = chained(build: 0.2, test: 0.2)
+        let quick = chained(build: 0.2, list: 0.2, test: 0.2).test
         quick.start { JobPreparation(directory: "/d", push: .unchanged, chained: .exited(0)) }
         let quickEnd = await quick.execEnded()
         try await Task.sleep(nanoseconds: 400_000_000)

@@ -21,8 +21,6 @@ final class CombineSubjectTests: XCTestCase {
         for file in ["ReferenceAdapter.swift", "RequestViewModel.swift", "ScreenModel.swift", "CombineContractSurface.swift", "ContractClaims.swift"] {
             XCTAssertNotNil(gate.workspace.file("Tests/CombineLifetimeTests/\(file)"), file)
         }
-        XCTAssertEqual(gate.manifest.tests.count, 21)
-        XCTAssertEqual(Set(gate.manifest.tests.flatMap { ContractID.find(in: $0) }), Set(ContractInfo.combine.ids))
         let origin = Dictionary(uniqueKeysWithValues: gate.sourceMap.entries.map { ($0.path, $0.origin) })
         XCTAssertEqual(origin["Tests/CombineLifetimeTests/ReferenceAdapter.swift"], .template("Templates/adapters/combine-lifetime/ReferenceAdapter.swift"))
         XCTAssertEqual(origin["Tests/CombineLifetimeTests/ContractClaims.swift"], .template("Templates/contract-kit/ContractClaims.swift"))
@@ -59,8 +57,7 @@ final class CombineSubjectTests: XCTestCase {
         XCTAssertTrue(harness.contains(#".product(name: "AppFeed", package: "AppFeed")"#), harness)
         XCTAssertTrue(try text(gate, "Tests/CombineLifetimeTests/XCFleetSettings.swift")
             .contains(#"static let claims: Set<String>? = ["K1", "K10", "K11", "K2", "K3", "K4", "K5", "K6", "K7", "K8"]"#))
-        XCTAssertEqual(gate.manifest.tests.count, 19, "\(gate.manifest.tests)")
-        XCTAssertFalse(gate.manifest.tests.contains { $0.contains("testK9_") }, "K9 is not claimed")
+        // K9's tests are built and listed; unclaimed, they skip themselves (ContractClaims.require).
 
         for mutant in subject.mutants {
             let variant = try renderer.variant(of: gate, suite: suite, mutant: mutant)

@@ -9,18 +9,17 @@ final class JobSourceTests: XCTestCase {
     private func job(_ id: String, suite: String = "gate", destination: String? = nil, mutant: String? = nil,
                      workspace: Workspace) -> PlannedJob {
         PlannedJob(planned: JobPlanned(jobID: id, suite: suite, kind: .gate, mutant: mutant, expectedTests: []),
-                   spec: SuiteSpec(name: suite, template: "cache-contract", destination: destination), workspace: workspace,
-                   filter: nil, requires: [])
+                   spec: SuiteSpec(name: suite, template: "cache-contract", destination: destination), workspace: workspace, requires: [])
     }
 
     func testPlannedJobsCarryTheirSource() throws {
         let ws = try BuildCacheTests.contractWorkspace()
         let swiftPM = job("a", workspace: ws)
         XCTAssertEqual(swiftPM.source, JobSource(origin: .template("cache-contract"), workspace: ws, driver: .swiftPM))
-        XCTAssertEqual(swiftPM.source.steps, [.push, .build, .test, .collect])
+        XCTAssertEqual(swiftPM.source.steps, [.push, .build, .discover, .test, .collect], "a template's tests are listed from what was built")
         let xcode = job("b", destination: "platform=macOS", workspace: ws)
         XCTAssertEqual(xcode.source.driver, .xcodebuild(destination: "platform=macOS"))
-        XCTAssertEqual(xcode.source.steps.last, .collect)
+        XCTAssertEqual(xcode.source.steps, [.push, .build, .discover, .test, .collect])
         var changed = swiftPM
         changed.workspace = Workspace(files: [])
         XCTAssertEqual(changed.source.workspace, Workspace(files: []), "the workspace is the source's")

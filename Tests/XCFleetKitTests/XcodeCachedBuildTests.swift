@@ -12,8 +12,8 @@ final class XcodeCachedBuildTests: XCTestCase {
     static let dev = "/Applications/Xcode_16.4.app/Contents/Developer"
     static let version = XcodeFixtures.versionOutput("16.4", "16F6")
 
-    static func workspace(_ source: String = "let a = 1\n", tests: [String] = []) throws -> Workspace {
-        let manifest = SuiteManifest(suite: "s", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil, tests: tests)
+    static func workspace(_ source: String = "let a = 1\n") throws -> Workspace {
+        let manifest = SuiteManifest(suite: "s", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil)
         return Workspace(files: [WorkspaceFile(path: "Package.swift", contents: Data("// swift-tools-version:5.9\n".utf8)),
                                  WorkspaceFile(path: "Sources/S/a.swift", contents: Data(source.utf8)),
                                  WorkspaceFile(path: "xcfleet-manifest.json", contents: try JSONEncoder().encode(manifest))])
@@ -50,8 +50,7 @@ final class XcodeCachedBuildTests: XCTestCase {
             XcodeCachedBuild(workspace: ws, workRoot: "/w", limits: CacheLimits(), jobDirectory: "/w/jobs/x")
                 .key(toolchain: XcodeCachedBuild.identity(versionOutput: version, developerDir: dev), scheme: scheme, destination: destination, developerDir: dev)
         }
-        let base = key(try Self.workspace(tests: ["A/testA"]))
-        XCTAssertEqual(key(try Self.workspace(tests: ["B/testB"])), base, "another shard of the same package shares the build")
+        let base = key(try Self.workspace())
         XCTAssertNotEqual(key(try Self.workspace("let a = 2\n")), base, "a mutant is another build")
         XCTAssertNotEqual(key(try Self.workspace(), version: XcodeFixtures.versionOutput("16.4", "16F7")), base)
         XCTAssertNotEqual(key(try Self.workspace(), dev: "/Applications/Xcode-beta.app/Contents/Developer"), base)
@@ -110,7 +109,12 @@ final class XcodeCachedBuildTests: XCTestCase {
                 return try await local.run(c, in: directory, deadlines: deadlines, output: output)
             }
             let reply: (String, Int32)
-            if line.hasPrefix("xcodebuild -version") { reply = (XcodeCachedBuildTests.version, 0) }
+            if let at = command.arguments.firstIndex(of: "-test-enumeration-output-path"), at + 1 < command.arguments.count {
+                // The discover step: the enumeration of what was built, written where it was asked for.
+                try Data(XcodebuildJobTests.enumeration.utf8).write(to: URL(fileURLWithPath: command.arguments[at + 1]))
+                reply = ("", 0)
+            }
+            else if line.hasPrefix("xcodebuild -version") { reply = (XcodeCachedBuildTests.version, 0) }
             else if line.hasPrefix("xcodebuild -list -json") { reply = ("{\"workspace\":{\"name\":\"xcfleet-s\",\"schemes\":[\"xcfleet-s-Package\"]}}", 0) }
             else if line.contains("xcodebuild test-without-building") { reply = (XcodebuildJobTests.streamedRun, 0) }
             else if line.hasPrefix("xcrun xcresulttool get test-results") { reply = (try XcodeFixtures.text("xcresult-test-results.json"), 0) }
@@ -120,10 +124,11 @@ final class XcodeCachedBuildTests: XCTestCase {
         }
     }
 
-    static func job(_ id: String, _ ws: Workspace, filter: [String]?) -> PlannedJob {
+    static func job(_ id: String, _ ws: Workspace, shard: Int = 0, of shardCount: Int = 1) -> PlannedJob {
         let spec = SuiteSpec(name: "s", template: "cache-contract", destination: "platform=macOS")
-        return PlannedJob(planned: JobPlanned(jobID: id, suite: spec.name, kind: .gate, expectedTests: []),
-                          spec: spec, workspace: ws, filter: filter, requires: [])
+        return PlannedJob(planned: JobPlanned(jobID: id, suite: spec.name, kind: .gate, shard: shard, shardCount: shardCount, repetition: 0,
+                                              mutant: nil, expectedTests: []),
+                          spec: spec, workspace: ws, requires: [])
     }
 
     func testTwoJobsOfOneKeyBuildOnceAndAMutantBuildsAgain() async throws {
@@ -146,10 +151,8 @@ final class XcodeCachedBuildTests: XCTestCase {
         }
         let work = shell.host.workRoot
 
-        let shard1 = try Self.workspace(tests: ["MemoryKeyTests/testC1_sameResourceOtherAccountMisses"])
-        let shard2 = try Self.workspace(tests: ["DictionaryCacheTests/testC10_doubleNeverEvicts"])
-        _ = await execute(Self.job("s#1", shard1, filter: ["MemoryKeyTests/testC1_sameResourceOtherAccountMisses"]))
-        _ = await execute(Self.job("s#2", shard2, filter: ["DictionaryCacheTests/testC10_doubleNeverEvicts"]))
+        _ = await execute(Self.job("s#1", try Self.workspace(), shard: 0, of: 2))
+        _ = await execute(Self.job("s#2", try Self.workspace(), shard: 1, of: 2))
 
         XCTAssertEqual(xcodebuildCalls().count, 1, "one build-for-testing for two jobs of one key: \(xcodebuildCalls())")
         XCTAssertTrue(xcodebuildCalls().first?.hasPrefix("\(work)/builds/.stage build-for-testing -scheme xcfleet-s-Package -destination platform=macOS -derivedDataPath DerivedData") == true,
@@ -160,15 +163,20 @@ final class XcodeCachedBuildTests: XCTestCase {
         XCTAssertEqual(records[0].key, records[1].key)
         let key = records[0].key
         let xctestrun = "\(work)/builds/\(key)/DerivedData/Build/Products/xcfleet-s-Package_macosx15.5-arm64.xctestrun"
-        let tests = shell.ran.filter { $0.contains("test-without-building") }
-        guard tests.count == 2 else { return XCTFail("expected two test runs: \(shell.ran)") }
-        for t in tests { XCTAssertTrue(t.contains("-xctestrun \(xctestrun) -destination platform=macOS"), t) }
-        XCTAssertTrue(tests[1].hasSuffix("-only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts"), tests[1])
+        let listings = shell.ran.filter { $0.contains("-enumerate-tests") }
+        let tests = shell.ran.filter { $0.contains("test-without-building") && !$0.contains("-enumerate-tests") }
+        guard tests.count == 2, listings.count == 2 else { return XCTFail("expected two listings and two test runs: \(shell.ran)") }
+        for t in tests + listings { XCTAssertTrue(t.contains("-xctestrun \(xctestrun) -destination platform=macOS"), t) }
+        // Each shard runs its half of the four discovered tests, named as -only-testing takes them.
+        let only = tests.map { t in t.split(separator: " ").filter { $0.hasPrefix("-only-testing:") } }
+        XCTAssertEqual(only.map(\.count), [2, 2], "\(tests)")
+        XCTAssertEqual(Set(only.joined()).count, 4, "\(tests)")
+        XCTAssertTrue(only.joined().allSatisfy { $0.hasPrefix("-only-testing:CacheContractTests/") }, "\(tests)")
         XCTAssertFalse(shell.ran.contains { $0.hasPrefix("xcodebuild build-for-testing") }, "no build outside the cache")
         XCTAssertTrue(FileManager.default.fileExists(atPath: xctestrun))
 
         // A mutant changes a source file: another key, another build.
-        _ = await execute(Self.job("s#m1", try Self.workspace("let a = 2\n"), filter: nil))
+        _ = await execute(Self.job("s#m1", try Self.workspace("let a = 2\n")))
         XCTAssertEqual(xcodebuildCalls().count, 2)
         records = try builds()
         guard records.count == 3 else { return XCTFail("expected three build records, got \(records)") }
@@ -179,7 +187,7 @@ final class XcodeCachedBuildTests: XCTestCase {
         let before = try FileManager.default.contentsOfDirectory(atPath: work + "/builds").filter { !$0.hasPrefix(".") }.count
         let broken = Workspace(files: try Self.workspace().files + [WorkspaceFile(path: "Sources/S/broken.swift", contents: Data("x\n".utf8))])
         let testsBefore = shell.ran.filter { $0.contains("test-without-building") }.count
-        let outcome = await execute(Self.job("s#broken", broken, filter: nil))
+        let outcome = await execute(Self.job("s#broken", broken))
         XCTAssertEqual(outcome, .testsFailed)
         XCTAssertEqual(shell.ran.filter { $0.contains("test-without-building") }.count, testsBefore)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work + "/builds").filter { !$0.hasPrefix(".") }.count, before)

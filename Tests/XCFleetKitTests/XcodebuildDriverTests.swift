@@ -60,26 +60,14 @@ final class XcodebuildDriverTests: XCTestCase {
                        "ls -1t /Users/ci/xcfleet/builds/9f2c41d07ab3/DerivedData/Build/Products")
     }
 
-    func testTestWithoutBuildingFromAnXctestrun() {
-        let xctestrun = "/Users/ci/xcfleet/builds/9f2c41d07ab3/DerivedData/Build/Products/xcfleet-cache-contract-Package_iphonesimulator18.4-arm64-x86_64.xctestrun"
-        let cmd = XcodebuildDriver(developerDir: xcode164).testWithoutBuildingCommand(
-            xctestrun: xctestrun, destination: "platform=iOS Simulator,id=5B2E9C4D-8F17-4A63-B0D2-91C7E5A3F408", jobDirectory: job,
-            testTarget: "CacheContractTests", onlyTesting: ["MemoryKeyTests/testC1_freshEqualKeyHits"], environment: ["XCFLEET_REPETITION": "1"])
-        XCTAssertEqual(cmd.environment, ["DEVELOPER_DIR": xcode164, "TEST_RUNNER_XCFLEET_REPETITION": "1"])
-        XCTAssertEqual(XcodeCommandLine.render(cmd),
-            "DEVELOPER_DIR=/Applications/Xcode-16.4.app/Contents/Developer TEST_RUNNER_XCFLEET_REPETITION=1 xcodebuild test-without-building -xctestrun \(xctestrun) -destination 'platform=iOS Simulator,id=5B2E9C4D-8F17-4A63-B0D2-91C7E5A3F408' -resultBundlePath /Users/ci/xcfleet/jobs/cache-contract-1a2b/result.xcresult -enableCodeCoverage NO -only-testing:CacheContractTests/MemoryKeyTests/testC1_freshEqualKeyHits")
-        XCTAssertFalse(cmd.arguments.contains("-scheme"), "the .xctestrun names what to test")
-        XCTAssertFalse(cmd.arguments.contains("-derivedDataPath"), "a test run never writes into the shared build")
-    }
-
     /// The new commands' quoting round-trips through a real POSIX shell too (odd work roots and schemes).
     func testBuildAndTestCommandsRoundTripThroughSh() throws {
         let driver = XcodebuildDriver(developerDir: "/Applications/Xcode 16.4 beta.app/Contents/Developer")
         let commands = [
             driver.buildForTestingCommand(scheme: "My \"Scheme\" $x", destination: "generic/platform=iOS Simulator", derivedDataPath: "/Users/ci/it's a root/builds/k/DerivedData"),
-            driver.testWithoutBuildingCommand(xctestrun: "/Users/ci/it's a root/builds/k/DerivedData/Build/Products/My Scheme_macosx15.5-arm64.xctestrun",
-                                              destination: "platform=macOS,variant=Mac Catalyst", jobDirectory: "/tmp/j`x`", testTarget: "T",
-                                              onlyTesting: ["C/test_a"], environment: ["XCFLEET_REPETITION": "0"]),
+            XcodeProjectCommands.testWithoutBuilding(xctestrun: "/Users/ci/it's a root/builds/k/DerivedData/Build/Products/My Scheme_macosx15.5-arm64.xctestrun",
+                                                     destination: "platform=macOS,variant=Mac Catalyst", resultBundlePath: "/tmp/j`x`/result.xcresult",
+                                                     only: ["T/C/test_a"], environment: ["XCFLEET_REPETITION": "0"]),
         ]
         for cmd in commands {
             let probe = ShellCommand(["printf", "%s\\0"] + cmd.arguments.dropFirst(), environment: cmd.environment)

@@ -28,13 +28,36 @@ final class XcodebuildJobTests: XCTestCase {
 
     func input(destination: String?, xcode: String? = "16.4", only: [String]? = nil, derivedData: String? = nil, needsBuild: Bool = true,
                environment: [String: String] = [:]) -> XcodebuildJob.Input {
-        XcodebuildJob.Input(jobID: "cache-contract", suite: SuiteSpec(name: "cache-contract", template: "cache-contract", destination: destination, xcode: xcode),
-                            packageName: "xcfleet-cache-contract", testTarget: "CacheContractTests", onlyTesting: only,
+        var i = XcodebuildJob.Input(jobID: "cache-contract", suite: SuiteSpec(name: "cache-contract", template: "cache-contract", destination: destination, xcode: xcode),
+                            packageName: "xcfleet-cache-contract", testTarget: "CacheContractTests",
                             derivedDataPath: derivedData, needsBuild: needsBuild, testEnvironment: environment)
+        // `only`: the discovered tests this attempt runs (as a rerun of them chooses them).
+        if let only { i.selection.rerun = only.map { "CacheContractTests." + $0 } }
+        return i
+    }
+
+    /// What `-enumerate-tests` lists for the rendered cache-contract package: the four tests `streamedRun` runs.
+    static let enumeration = """
+    {"errors": [], "values": [{"testPlan": "xcfleet-cache-contract-Package", "enabledTests": [
+      {"identifier": "CacheContractTests/MemoryKeyTests/testC1_sameResourceOtherAccountMisses()"},
+      {"identifier": "CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue()"},
+      {"identifier": "CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts()"},
+      {"identifier": "CacheContractTests/DictionaryCacheTests/testC10_seededDoubleHitsWithoutAStore()"}], "disabledTests": []}]}
+    """
+
+    /// The enumeration command as the discover step sends it for `xctestrun` on `destination`.
+    func enumerateLine(_ xctestrun: String, destination: String, env: String? = nil) -> String {
+        (env ?? self.env) + "xcodebuild test-without-building -xctestrun \(xctestrun) -destination \(destination) -enumerate-tests -test-enumeration-format json -test-enumeration-style flat -test-enumeration-output-path \(dir)/\(XcodebuildJob.enumerationName)"
     }
 
     /// Runs the job; returns the outcome, what the output callback parsed, and the progress notes.
-    func run(_ shell: ScriptedShell, _ input: XcodebuildJob.Input, boot: Double = 300) async -> (XcodebuildJob.Outcome, [TestEvent], [XcodebuildJob.Progress]) {
+    /// `enumeration`: what the discover step's `-enumerate-tests` writes (nil: the test provides it).
+    func run(_ shell: ScriptedShell, _ input: XcodebuildJob.Input, boot: Double = 300,
+             enumeration: String? = XcodebuildJobTests.enumeration) async -> (XcodebuildJob.Outcome, [TestEvent], [XcodebuildJob.Progress]) {
+        if let enumeration {
+            shell.prepend("*-enumerate-tests", Reply())
+            shell.provide(XcodebuildJob.enumerationName, Data(enumeration.utf8))
+        }
         final class Box: @unchecked Sendable {
             let lock = NSLock()
             var parser = OutputParser()
@@ -116,7 +139,9 @@ final class XcodebuildJobTests: XCTestCase {
             env + "xcrun simctl boot \(udid)",
             env + "xcrun simctl bootstatus \(udid) -b",
             "ls -1t \(products)",
-            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(udid)' -resultBundlePath \(bundle) -enableCodeCoverage NO",
+            enumerateLine("\(products)/\(Self.iosXctestrun)", destination: "'platform=iOS Simulator,id=\(udid)'"),
+            "fetch \(XcodebuildJob.enumerationName)",
+            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(udid)' -resultBundlePath \(bundle) -enableCodeCoverage NO -collect-test-diagnostics on-failure",
             env + "xcrun xcresulttool get test-results tests --path \(bundle)",
             env + "xcrun simctl shutdown \(udid)",
             env + "xcrun simctl delete \(udid)",
@@ -132,7 +157,9 @@ final class XcodebuildJobTests: XCTestCase {
         // Deadlines: boot under the boot deadline, the build under the build deadline, the tests under the test deadline.
         XCTAssertEqual(shell.deadlines(of: env + "xcrun simctl bootstatus"), CommandDeadlines(total: 300, silence: 300))
         XCTAssertEqual(shell.deadlines(of: env + "xcodebuild build-for-testing"), CommandDeadlines(total: 900, silence: 300))
-        XCTAssertEqual(shell.deadlines(of: env + "xcodebuild test-without-building"), CommandDeadlines(total: 900, silence: 300))
+        XCTAssertEqual(shell.deadlines(of: env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(udid)' -resultBundlePath"), CommandDeadlines(total: 900, silence: 300))
+        XCTAssertEqual(shell.deadlines(of: enumerateLine("\(products)/\(Self.iosXctestrun)", destination: "'platform=iOS Simulator,id=\(udid)'")),
+                       CommandDeadlines(total: 300, silence: 300), "the listing runs under the query deadline")
         // The stream was delivered (in 13-byte chunks) and parses.
         let finished = streamed.compactMap { e -> TestStatus? in if case .testFinished(_, let s, _, _, _) = e { return s } else { return nil } }
         XCTAssertEqual(finished, [.passed, .passed, .passed, .skipped])
@@ -174,7 +201,9 @@ final class XcodebuildJobTests: XCTestCase {
             env + "xcrun simctl boot \(existing)",
             env + "xcrun simctl bootstatus \(existing) -b",
             "ls -1t \(products)",
-            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(existing)' -resultBundlePath \(dir)/result.xcresult -enableCodeCoverage NO -only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts -only-testing:CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue",
+            enumerateLine("\(products)/\(Self.iosXctestrun)", destination: "'platform=iOS Simulator,id=\(existing)'"),
+            "fetch \(XcodebuildJob.enumerationName)",
+            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(existing)' -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts -only-testing:CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue -enableCodeCoverage NO -collect-test-diagnostics on-failure",
             env + "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult",
             env + "xcrun simctl shutdown \(existing)",
         ])
@@ -271,7 +300,9 @@ final class XcodebuildJobTests: XCTestCase {
             "xcodebuild -list -json",
             "xcodebuild build-for-testing -scheme CacheContract -destination platform=macOS -derivedDataPath \(dir)/DerivedData CODE_SIGNING_ALLOWED=NO",
             "ls -1t \(products)",
-            "xcodebuild test-without-building -xctestrun \(products)/CacheContract_macosx15.5-arm64.xctestrun -destination platform=macOS -resultBundlePath \(bundle) -enableCodeCoverage NO",
+            enumerateLine("\(products)/CacheContract_macosx15.5-arm64.xctestrun", destination: "platform=macOS", env: ""),
+            "fetch \(XcodebuildJob.enumerationName)",
+            "xcodebuild test-without-building -xctestrun \(products)/CacheContract_macosx15.5-arm64.xctestrun -destination platform=macOS -resultBundlePath \(bundle) -enableCodeCoverage NO -collect-test-diagnostics on-failure",
             "xcrun xcresulttool get test-results tests --path \(bundle)",
             "xcrun xcresulttool get --legacy --format json --path \(bundle)",
             "xcrun xcresulttool get --legacy --format json --path \(bundle) --id '\(ref)'",
@@ -407,12 +438,14 @@ final class XcodebuildJobTests: XCTestCase {
             ("TEST_RUNNER_XCFLEET_REPETITION=2 xcodebuild test-without-building", Reply(stdout: Self.streamedRun)),
             ("xcrun xcresulttool", Reply(stdout: try XcodeFixtures.text("xcresult-test-results.json"))),
         ])
-        let (outcome, streamed, _) = await run(shell, input(destination: "platform=macOS", xcode: nil, only: ["MemoryKeyTests/testC1_freshEqualKeyHits"],
+        let (outcome, streamed, _) = await run(shell, input(destination: "platform=macOS", xcode: nil, only: ["MemoryKeyTests/testC1_sameResourceOtherAccountMisses"],
                                                             derivedData: cached, needsBuild: false, environment: ["XCFLEET_REPETITION": "2"]))
         XCTAssertEqual(shell.ran, [
             "xcodebuild -version",
             "ls -1t \(cached)/Build/Products",
-            "TEST_RUNNER_XCFLEET_REPETITION=2 xcodebuild test-without-building -xctestrun \(cached)/Build/Products/\(Self.macXctestrun) -destination platform=macOS -resultBundlePath \(dir)/result.xcresult -enableCodeCoverage NO -only-testing:CacheContractTests/MemoryKeyTests/testC1_freshEqualKeyHits",
+            enumerateLine("\(cached)/Build/Products/\(Self.macXctestrun)", destination: "platform=macOS", env: ""),
+            "fetch \(XcodebuildJob.enumerationName)",
+            "TEST_RUNNER_XCFLEET_REPETITION=2 xcodebuild test-without-building -xctestrun \(cached)/Build/Products/\(Self.macXctestrun) -destination platform=macOS -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/MemoryKeyTests/testC1_sameResourceOtherAccountMisses -enableCodeCoverage NO -collect-test-diagnostics on-failure",
             "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult",
         ])
         XCTAssertFalse(shell.ran.contains { $0.contains("build-for-testing") || $0.contains("-list") }, "nothing is built")
@@ -502,15 +535,17 @@ final class XcodebuildJobTests: XCTestCase {
     }
 
     func testInputFromAPlannedJobReadsTheManifest() throws {
-        let manifest = SuiteManifest(suite: "cache-contract", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil, tests: ["A/testB"])
+        let manifest = SuiteManifest(suite: "cache-contract", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil)
         let data = try JSONEncoder().encode(manifest)
         let spec = SuiteSpec(name: "cache contract", template: "cache-contract", destination: "platform=macOS")
         let job = PlannedJob(planned: JobPlanned(jobID: "cache contract#s1of2", suite: spec.name, kind: .gate, shard: 0, shardCount: 2, repetition: 0, mutant: nil, expectedTests: ["A/testB"]),
-                             spec: spec, workspace: Workspace(files: [WorkspaceFile(path: "xcfleet-manifest.json", contents: data)]), filter: ["A/testB"], requires: [])
+                             spec: spec, workspace: Workspace(files: [WorkspaceFile(path: "xcfleet-manifest.json", contents: data)]), requires: [])
         let input = XcodebuildJob.Input(job: job)
         XCTAssertEqual(input.testTarget, "CacheContractTests")
         XCTAssertEqual(input.packageName, "xcfleet-cache-contract")
-        XCTAssertEqual(input.onlyTesting, ["A/testB"])
+        XCTAssertEqual(input.selection.shard, 0)
+        XCTAssertEqual(input.selection.shardCount, 2, "the shard's part is chosen from the discovered tests")
+        XCTAssertNil(input.project)
         XCTAssertEqual(input.jobID, "cache contract#s1of2")
         // Without a build cache the attempt builds into its own job directory; the repetition travels at run time.
         XCTAssertTrue(input.needsBuild)

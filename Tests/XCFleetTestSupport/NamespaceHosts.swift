@@ -179,11 +179,14 @@ package enum FleetJSON {
 
 extension NamespaceHosts {
     /// The test process in host `i`'s namespace: the cached test bundle (docs/builds.md), or
-    /// `swift test` where a package is tested in place.
+    /// `swift test` where a package is tested in place. Never the `sh -c` that starts the bundle
+    /// (`PackageTestCommands`: it names the bundle too, and waits for it).
     package func testProcess(_ i: Int) -> Int32? {
         pids(i).first { pid in
             let cmd = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-            return cmd.contains("/bin/swift\u{0}test") || cmd.contains("PackageTests.xctest")
+            let args = cmd.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            let shell = args.count > 1 && (args[0] == "sh" || args[0].hasSuffix("/sh")) && args[1] == "-c"
+            return !shell && (cmd.contains("/bin/swift\u{0}test") || cmd.contains("PackageTests.xctest"))
         }
     }
 }

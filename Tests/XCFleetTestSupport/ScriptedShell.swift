@@ -51,6 +51,12 @@ package final class ScriptedShell: RemoteShell, @unchecked Sendable {
         return fixtures[path]
     }
 
+    /// A reply matched before every other (a command the scripts of a test family all share).
+    package func prepend(_ prefix: String, _ reply: Reply) {
+        lock.lock(); defer { lock.unlock() }
+        script.insert((prefix: prefix, reply: reply), at: 0)
+    }
+
     /// What `fetch(path, …)` returns (a file the scripted commands "wrote" on the host).
     package func provide(_ path: String, _ data: Data) {
         lock.lock(); defer { lock.unlock() }

@@ -2,11 +2,11 @@ import Foundation
 @testable import XCFleetCore
 
 // The test-discovery readers: `.xctestrun` (XML property lists), `.xctestplan`, `.xcscheme`,
-// `-enumerate-tests` JSON, `swift test list` and the Swift source scanner. The first byte picks the reader.
+// `-enumerate-tests` JSON and `swift test list`. The first byte picks the reader.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDiscovery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
-    let which = input.byte() % 6
+    let which = input.byte() % 5
     let rest = Data(input.remaining)
     do {
         switch which {
@@ -21,11 +21,6 @@ public func fuzzDiscovery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         case 3:
             let e = try XcodeTestEnumeration.parse(rest, file: "f.json")
             for t in e.tests { invariant(!t.target.isEmpty && !t.name.isEmpty, "a discovered test has a target and a name") }
-        case 5:
-            for name in SwiftTestScanner.tests(in: String(decoding: rest, as: UTF8.self)) {
-                let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-                invariant(parts.count == 2 && !parts[0].isEmpty && parts[1].hasPrefix("test"), "a scanned test is Class/test…")
-            }
         default:
             let text = String(decoding: rest, as: UTF8.self)
             let tests = SwiftTestList.parse(text)

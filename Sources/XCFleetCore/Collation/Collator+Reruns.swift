@@ -2,7 +2,7 @@ import Foundation
 import XCFleetModel
 
 extension Collator {
-    /// A package job's rerun after test failures runs only the tests that did not pass
+    /// A rerun after test failures runs only the tests that did not pass
     /// (`TestsDiscovered.rerun`). So that its decisive attempt still lists every test of the job's
     /// part, the tests that passed or were skipped in the attempt before (and were not run again)
     /// are carried into it, as they ended there. A lost attempt carries nothing.

@@ -32,8 +32,11 @@ public struct LiveViewModel: Sendable {
     package struct JobState: Sendable {
         package var suite: String
         package var expected: [String]
-        /// The planned manifest (empty for a package job: `expected` then comes from its discovery).
+        /// The planned manifest (empty for every job xcfleet plans: `expected` then comes from the
+        /// attempt's discovery; event logs written before discovery may carry one).
         package var planned: [String]
+        /// `expected` is known: planned, or listed by an attempt's discover step.
+        package var listed = false
         package var mutant: String?
         package var historySeconds: Double?
         package var attempt = 0
@@ -64,8 +67,8 @@ public struct LiveViewModel: Sendable {
             planName = s.planName
         case .jobPlanned(let p):
             if jobs[p.jobID] == nil { jobOrder.append(p.jobID) }
-            jobs[p.jobID] = JobState(suite: p.suite, expected: p.expectedTests, planned: p.expectedTests, mutant: p.mutant,
-                                     historySeconds: ProgressEstimate.historySeconds(history, suite: p.suite, tests: p.expectedTests))
+            jobs[p.jobID] = JobState(suite: p.suite, expected: p.expectedTests, planned: p.expectedTests, listed: !p.expectedTests.isEmpty,
+                                     mutant: p.mutant, historySeconds: ProgressEstimate.historySeconds(history, suite: p.suite, tests: p.expectedTests))
         case .attemptStarted(let ref, let host, let slot):
             let key = Slot(host: host, index: slot)
             knownSlots.insert(key)
@@ -111,9 +114,12 @@ public struct LiveViewModel: Sendable {
         case .historyContext:
             break
         case .testsDiscovered(let ref, let d):
-            // A package job's tests are known once its attempt listed what was built.
+            // A job's tests are known once its attempt listed what was built.
             update(ref.jobID, attempt: ref.attempt) {
-                if $0.planned.isEmpty { $0.expected = d.selected.map(d.resultName(of:)) }
+                if $0.planned.isEmpty {
+                    $0.expected = d.selected.map(d.resultName(of:))
+                    $0.listed = true
+                }
             }
         }
         return narrator.lines(for: event)
@@ -133,9 +139,10 @@ public struct LiveViewModel: Sendable {
         (jobs.values.filter { !$0.running && ($0.everRan || $0.unschedulable) }.count, jobs.count)
     }
 
-    /// Tests seen finishing in each job's latest attempt, and tests the manifests expect.
-    public var testCounts: (done: Int, expected: Int) {
-        jobs.values.reduce((0, 0)) { ($0.0 + $1.done.count, $0.1 + $1.expected.count) }
+    /// Tests seen finishing in each job's latest attempt, and tests the jobs' lists expect;
+    /// `complete`: every job that can run has listed its tests (until then `expected` grows).
+    public var testCounts: (done: Int, expected: Int, complete: Bool) {
+        jobs.values.reduce((0, 0, true)) { ($0.0 + $1.done.count, $0.1 + $1.expected.count, $0.2 && ($1.listed || $1.unschedulable)) }
     }
 
     /// Failed tests in the latest attempts of jobs that are not mutants.
@@ -189,13 +196,18 @@ public struct LiveViewModel: Sendable {
         let hostWidth = min(24, shown.map { TerminalText.columns(TerminalText.sanitize($0.label)) }.max() ?? 0)
         let jobWidth = shown.compactMap { slots[$0] }.map { TerminalText.columns(displayName($0)) }.max() ?? 4
         let testWidth = shown.compactMap { slots[$0].flatMap { jobs[$0] } }
-            .map { "\($0.done.count)/\($0.expected.count)".count }.max() ?? 3
+            .map { Self.testCount($0).count }.max() ?? 3
         for slot in shown {
             lines.append(slotLine(slot, hostWidth: hostWidth, jobWidth: jobWidth, testWidth: testWidth, avail: avail, now: now))
         }
         if let overflow { lines.append(Self.fit([(overflow, .dim)], width: avail, color: color)) }
         lines.append(progressLine(avail: avail, now: now))
         return lines
+    }
+
+    /// `done/expected`; `done/?` until the job's tests were listed.
+    private static func testCount(_ job: JobState) -> String {
+        "\(job.done.count)/" + (job.listed ? "\(job.expected.count)" : "?")
     }
 
     private func slotLine(_ slot: Slot, hostWidth: Int, jobWidth: Int, testWidth: Int, avail: Int, now: Double) -> String {
@@ -208,7 +220,7 @@ public struct LiveViewModel: Sendable {
         let phaseText = building > 1 ? "build (shared, \(building - 1) waiting)" : job.phase?.rawValue ?? "start"
         let phaseWidth = max(9, TerminalText.columns(phaseText))
         let phase = TerminalText.pad(phaseText, to: phaseWidth)
-        let tests = TerminalText.padLeft("\(job.done.count)/\(job.expected.count)", to: testWidth) + " tests"
+        let tests = TerminalText.padLeft(Self.testCount(job), to: testWidth) + " tests"
         let elapsed = TerminalText.padLeft(TerminalText.clock(max(0, now - job.started)), to: 7)
         // Everything but the job name has a fixed width; the name gets what is left (at least 6).
         let fixed = hostWidth + 2 + 2 + phaseWidth + 2 + TerminalText.columns(tests) + 1 + 7
@@ -227,10 +239,10 @@ public struct LiveViewModel: Sendable {
 
     private func progressLine(avail: Int, now: Double) -> String {
         let (jobsDone, jobsTotal) = jobCounts
-        let (testsDone, testsExpected) = testCounts
+        let (testsDone, testsExpected, complete) = testCounts
         let failed = failedTests
         let mutantJobs = jobs.values.filter { $0.mutant != nil }
-        var parts: [(String, ConsoleStyle)] = [(" \(jobsDone)/\(jobsTotal) jobs", .plain), ("  \(testsDone)/\(testsExpected) tests", .plain)]
+        var parts: [(String, ConsoleStyle)] = [(" \(jobsDone)/\(jobsTotal) jobs", .plain), ("  \(testsDone)/\(testsExpected)\(complete ? "" : "+") tests", .plain)]
         if failed > 0 { parts.append(("  ✘ \(failed) failed", .failure)) }
         if !mutantJobs.isEmpty {
             let killed = mutantJobs.filter { !$0.running && $0.everRan && !$0.failed.isEmpty }.count

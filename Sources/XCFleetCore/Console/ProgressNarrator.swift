@@ -59,7 +59,8 @@ public struct ProgressNarrator: Sendable {
         case .jobPlanned(let p):
             mutantOf[p.jobID] = p.mutant
             planned[p.jobID] = p
-            if verbose { say("planned \(p.jobID) (\(p.expectedTests.count) tests\(p.mutant.map { ", mutant \($0)" } ?? ""))") }
+            let tests = p.expectedTests.isEmpty ? "tests discovered after the build" : "\(p.expectedTests.count) tests"
+            if verbose { say("planned \(p.jobID) (\(tests)\(p.mutant.map { ", mutant \($0)" } ?? ""))") }
         case .attemptStarted(let ref, let host, let slot):
             attempts[ref] = Tally(start: event.t, slot: "\(host)#\(slot)")
             if !live || verbose { say("\(ref.jobID) attempt \(ref.attempt) on \(host)#\(slot)") }

@@ -22,7 +22,7 @@ public enum PackageTestCommands {
     /// (exit 69, `EX_UNAVAILABLE`) lists XCTest's only. `darwin`: macOS host.
     public static func list(bundle: String, packageFolder: String, records: String, darwin: Bool) -> [String] {
         if darwin { return ["swift", "test", "list", "--skip-build", "--package-path", packageFolder] }
-        let script = #"b=$1; f=$2; "$b" --list-tests || exit $?; rm -f "$f"; "$b" --testing-library swift-testing --list-tests --event-stream-output-path "$f" --event-stream-version 0; st=$?; [ "$st" -ne 69 ] || exit 0; [ "$st" -eq 0 ] || exit "$st"; printf '%s\n' "$3"; cat "$f"; rm -f "$f""#
+        let script = reraise + #"b=$1; f=$2; "$b" --list-tests || end $?; rm -f "$f"; "$b" --testing-library swift-testing --list-tests --event-stream-output-path "$f" --event-stream-version 0; st=$?; [ "$st" -ne 69 ] || exit 0; [ "$st" -eq 0 ] || end "$st"; printf '%s\n' "$3"; cat "$f"; rm -f "$f""#
         return ["sh", "-c", script, "sh", bundle, records, recordsMarker]
     }
 
@@ -58,8 +58,7 @@ public enum PackageTestCommands {
         // (with `selected` nil a library's tests all run unfiltered, so disabled ones show as skipped)
         if let xctest { parts += chunks(xctest, separator: ",", partBytes: partBytes).map { "x " + $0 } } else { parts.append("x*") }
         if let testing { parts += regexParts(testing, partBytes: partBytes).map { "t " + $0 } } else { parts.append("t*") }
-        let script = #"b=$1; st=0; tt=; set --; while IFS= read -r l; do case $l in "x*") "$b" </dev/null; s=$?; [ "$st" -ne 0 ] || st=$s ;; "x "*) "$b" "${l#x }" </dev/null; s=$?; [ "$st" -ne 0 ] || st=$s ;; "t*") tt=1 ;; "t "*) tt=1; set -- "$@" --filter "${l#t }" ;; esac; done; if [ -n "$tt" ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@" </dev/null; t=$?; [ "$st" -ne 0 ] || st=$t; fi; exit "$st""#
-        return ShellCommand(["sh", "-c", script, "sh", bundle], input: lines(parts))
+        return ShellCommand(["sh", "-c", runScript, "sh", bundle], input: lines(parts))
     }
 
     /// `tests` as anchored expressions (`regex`), each at most about `partBytes` long.
@@ -98,6 +97,28 @@ public enum PackageTestCommands {
     private static func anchored(_ escaped: [String]) -> String {
         "^(" + escaped.joined(separator: "|") + ")(/|$)"
     }
+
+    /// Arguments that run every test `listing` (a file holding what `list` printed) names, each
+    /// library unfiltered, and a library it names none of not started: what `run` does with
+    /// `selected` nil, decided on the host (a chained template test, which runs right after its
+    /// listing in the same exec, whose standard input is not its own). A line with a `(` before
+    /// `recordsMarker` is Swift Testing's (`SwiftTestList`), any other XCTest's; the parts `run`
+    /// would send go to `listing.parts` and `run`'s script reads them from there.
+    public static func runListed(bundle: String, packageFolder: String, darwin: Bool, listing: String) -> [String] {
+        if darwin {
+            return ["sh", "-c", #"exec </dev/null; exec "$@""#, "sh"] + run(bundle: bundle, packageFolder: packageFolder, darwin: true, selected: nil,
+                                                                              all: [], swiftTesting: []).arguments
+        }
+        let choose = #"awk -v m="$3" '$0 == m { exit } /\(/ { t = 1; next } NF { x = 1 } END { if (x) print "x*"; if (t) print "t*" }' "$2" > "$2.parts" || exit 70; exec < "$2.parts"; "#
+        return ["sh", "-c", choose + runScript, "sh", bundle, listing, recordsMarker]
+    }
+
+    /// `run`'s script: `$1` the bundle; standard input the parts (`x*`, `x LIST`, `t*`, `t REGEX`).
+    static let runScript = reraise + #"b=$1; st=0; tt=; set --; while IFS= read -r l; do case $l in "x*") "$b" </dev/null; s=$?; [ "$st" -ne 0 ] || st=$s ;; "x "*) "$b" "${l#x }" </dev/null; s=$?; [ "$st" -ne 0 ] || st=$s ;; "t*") tt=1 ;; "t "*) tt=1; set -- "$@" --filter "${l#t }" ;; esac; done; if [ -n "$tt" ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@" </dev/null; t=$?; [ "$st" -ne 0 ] || st=$t; fi; end "$st""#
+
+    /// `end STATUS`: exit with it, or, for a bundle a signal ended (a status above 128), end the
+    /// same way (so a SIGKILL from the host is seen as one, as when the bundle runs on its own).
+    public static let reraise = #"end() { if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then trap - "$(($1 - 128))" 2>/dev/null; kill -"$(($1 - 128))" $$; fi; exit "$1"; }; "#
 
     /// An anchored expression selecting exactly these tests: Swift Testing matches `--filter`
     /// against a test's whole id, `Target.Suite/test()/File.swift:12:6`, so the name must end at a

@@ -5,7 +5,8 @@ extension ContractCertificate {
     /// The certificate of a suite that puts a team's subject under a contract template; nil for any
     /// other suite. Only the real code's jobs count (every shard and repetition); a claimed id passes
     /// when it has gate tests and every one of them passed in every job, is "not run" when none of
-    /// them ran (no host could run the suite), and fails otherwise. A mutant whose job never reached
+    /// them ran (no host could run the suite: then no attempt listed the tests either, so which
+    /// tests carry the id is not known), and fails otherwise. A mutant whose job never reached
     /// a verdict (unschedulable, host failure, interrupted) is "not run", not survived.
     package static func make(_ suite: SuiteReport) -> ContractCertificate? {
         guard let subject = suite.spec.subject, let contract = TemplateInfo.named(suite.spec.template)?.contract else { return nil }
@@ -20,13 +21,17 @@ extension ContractCertificate {
                 outcome[name] = worse(outcome[name], o.status)
             }
         }
+        // The tests are known only from what was built: before any attempt listed them, no id can
+        // be said to have no gate tests.
+        let listed = suite.jobs.contains { job in job.planned.mutant == nil && (!job.planned.expectedTests.isEmpty
+            || job.attempts.contains { $0.discovery.map { !$0.tests.isEmpty } ?? false }) }
         var results: [IDResult] = []
         for id in contract.ids {
             let tests = order.filter { ContractID.find(in: String($0.split(separator: "/").last ?? "")).contains(id) }
             let lines = tests.map { TestLine(test: $0, status: outcome[$0]?.rawValue ?? "not run") }
             let status: Status
             if !claimed.contains(id) { status = .notClaimed }
-            else if tests.isEmpty { status = .noGateTests }
+            else if tests.isEmpty { status = listed ? .noGateTests : .notRun }
             else if tests.allSatisfy({ outcome[$0] == .passed }) { status = .passed }
             else if tests.allSatisfy({ outcome[$0] == nil || outcome[$0] == .notRun }) { status = .notRun }
             else { status = .failed }

@@ -159,8 +159,8 @@ package enum ReportFacts {
         let unfinished = Set((decisive?.evidence?.unfinished ?? []).map(\.testKey))
         let timedOut = decisive.map(Self.timedOut) ?? false
         let why = notRunReason(job)
-        // Expected tests the attempt did not report (the observed ones are `slot`'s keys). A
-        // package job plans no manifest: its decisive attempt's discovered part is the one (a
+        // Expected tests the attempt did not report (the observed ones are `slot`'s keys). A job
+        // plans no manifest: its decisive attempt's discovered part is the one (a
         // Swift Testing test is named as its results name it, display names with a `/` too).
         let expected: [TestIdentifier] = job.planned.expectedTests.isEmpty
             ? (decisive.flatMap { d in d.discovery.map { Verdict.discoveredRequirementIdentifiers($0, attempt: d) } } ?? [])

@@ -1,7 +1,7 @@
 import Foundation
 import XCFleetModel
 
-/// Which of a package's discovered tests one attempt runs. The same pure function runs in every
+/// Which of a suite's discovered tests one attempt runs. The same pure function runs in every
 /// shard's attempt over the same list, so the parts are disjoint and together cover the list.
 public enum PackageSelection {
     /// What one attempt runs: the tests `listed` (the built products' `swift test list`), after the
@@ -12,7 +12,7 @@ public enum PackageSelection {
                               durations: [String: Double] = [:], rerun: [String]? = nil, displayNames: [String: String] = [:]) -> TestsDiscovered {
         var found = select(listed: listed, listFailure: listFailure, filter: package?.filter, skip: package?.skip, shard: shard,
                            shardCount: shardCount, durations: durations, rerun: rerun,
-                           noTests: "the built products list no tests (swift test list printed none); a package suite needs at least one XCTest or Swift Testing test")
+                           noTests: "the built products list no tests (swift test list printed none); a suite needs at least one XCTest or Swift Testing test")
         let listedNames = Set(found.tests)
         let shown = displayNames.filter { listedNames.contains($0.key) && $0.value != TestsDiscovered.functionName(of: $0.key) }
         found.displayNames = shown.isEmpty ? nil : shown

@@ -16,8 +16,9 @@ public enum Verdict {
     /// names from the manifest; they are matched by class name (module prefix ignored) and test name.
     /// `quarantined`: the suite's quarantine entries; their tests' own failed executions are forgiven
     /// (docs/history.md, "Quarantine"), nothing else is.
-    /// A package job plans no manifest (`expected` is empty): its attempt's discovered part
-    /// (`AttemptReport.discovery`) is what must pass instead (`discoveredRequirement`).
+    /// No job xcfleet plans carries a manifest (`expected` is empty; event logs written before
+    /// discovery may): its attempt's discovered part (`AttemptReport.discovery`) is what must pass
+    /// instead (`discoveredRequirement`).
     public static func problems(of attempt: AttemptReport, expected planned: [String], quarantined: [QuarantineEntry] = []) -> [String] {
         var out: [String] = []
         var expected = planned
@@ -155,6 +156,9 @@ public enum Verdict {
         for job in mutants {
             let id = job.planned.mutant ?? "?"
             switch job.finalState {
+            case .failed where job.decisive?.discovery?.problem != nil:
+                // No tests were listed, so none ran: that kills nothing.
+                reasons.append("mutant \(id) could not be checked: test discovery: \(job.decisive?.discovery?.problem ?? "")")
             case .failed: break // killed
             case .passed, .flaky:
                 reasons.append("the suite does not catch: \(job.planned.mutantFault ?? mutantFaults[id] ?? id) (mutant \(id) survived)")

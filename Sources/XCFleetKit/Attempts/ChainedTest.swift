@@ -2,29 +2,42 @@ import Foundation
 import XCFleetBasics
 import XCFleetModel
 
-/// The test step of a SwiftPM template job riding the exec of the push check and the build cache
-/// (one round trip before the test on a warm host). The chained command runs the build cache
-/// script; only when it exits 0 (the build verified: cached with the digest xcfleet recorded, or
-/// just built) and the test bundle is there does it print a marker line with a fresh nonce on
-/// stdout and on stderr and `exec` the test. Output before a stream's marker is the build's, after
-/// it the test's; once both markers arrived the push and build steps end (judged as always) and
-/// the test step awaits the rest of the same exec. Without the markers the exec ended with the
-/// build: the test step then runs on its own as before.
+/// The discover and test steps of a SwiftPM template job riding the exec of the push check and
+/// the build cache (one round trip before the test on a warm host). The chained command runs the
+/// build cache script; only when it exits 0 (the build verified: cached with the digest xcfleet
+/// recorded, or just built) and the test bundle is there does it print a listing marker line with
+/// a fresh nonce on stdout and on stderr and list the bundle's tests (`PackageTestCommands.list`,
+/// into a file of the job directory and then onto stdout); only when the listing exited 0 does it
+/// print a test marker line the same way and `exec` the test, which runs every test that listing
+/// names (`PackageTestCommands.runListed`). Output before a stream's listing marker is the build's,
+/// then the listing's up to the test marker, after it the test's. Once both listing markers
+/// arrived the push and build steps end (judged as always); the discover step reads the listing
+/// once both test markers arrived, or, when the exec ended before them, with the exec's status as
+/// the listing's; the test step awaits the rest of the same exec. Without the listing markers the
+/// exec ended with the build: the discover and test steps then run on their own as before.
 ///
-/// Deadlines: the exec's own total covers build and test; the build's and the test's totals are
-/// kept here (`timer`): the build's until the markers, the test's from then on. When one expires
-/// the exec is cancelled (its process group killed) and that step ends `timedOut("total")`.
+/// Deadlines: the exec's own total covers all three; each part's total is kept here (`timer`): the
+/// build's until the listing markers, the listing's until the test markers, the test's from then
+/// on. When one expires the exec is cancelled (its process group killed) and that step ends
+/// `timedOut("total")`.
 final class ChainedTest: @unchecked Sendable {
+    /// The parts of the exec, in order.
+    enum Part: Int, Comparable {
+        case build, listing, test
+        static func < (a: Part, b: Part) -> Bool { a.rawValue < b.rawValue }
+    }
+
     let nonce: String
     /// The test bundle the chained test runs (the build cache's product for the key).
     let bundle: String
     private let lock = NSLock()
     /// Held while test output is handed on, so that held chunks and new ones keep their order.
     private let delivery = NSLock()
-    private var out: MarkerSplitter
-    private var err: MarkerSplitter
-    private var waiter: CheckedContinuation<Bool, Never>?
-    private var reached: Bool?
+    private var out: PartSplitter
+    private var err: PartSplitter
+    private var waiters: [Part: CheckedContinuation<Bool, Never>] = [:]
+    /// How far the exec got (both streams past that part's marker).
+    private var reached: Part = .build
     private var execTask: Task<Result<JobPreparation, Error>, Never>?
     private var timer: Task<Void, Never>?
     /// Which deadline is armed: an older timer that wakes late changes nothing.
@@ -34,60 +47,81 @@ final class ChainedTest: @unchecked Sendable {
     /// Test output waits here until the test step begins (the build is judged and its phases logged first).
     private var held: [OutputChunk] = []
     private var opened = false
-    private let buildSeconds: Double
-    private let testSeconds: Double
+    private let seconds: [Part: Double]
     private let buildOutput: @Sendable (OutputChunk) -> Void
+    private let listingOutput: @Sendable (OutputChunk) -> Void
     private let testOutput: @Sendable (OutputChunk) -> Void
 
-    init(bundle: String, buildSeconds: Double, testSeconds: Double,
-         buildOutput: @escaping @Sendable (OutputChunk) -> Void, testOutput: @escaping @Sendable (OutputChunk) -> Void) {
+    init(bundle: String, buildSeconds: Double, listSeconds: Double, testSeconds: Double,
+         buildOutput: @escaping @Sendable (OutputChunk) -> Void, listingOutput: @escaping @Sendable (OutputChunk) -> Void,
+         testOutput: @escaping @Sendable (OutputChunk) -> Void) {
         var rng = SystemRandomNumberGenerator()
         nonce = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &rng)) }.joined()
-        let marker = Array(("XCFLEET-TEST " + nonce + "\n").utf8)
-        out = MarkerSplitter(marker: marker)
-        err = MarkerSplitter(marker: marker)
+        let markers = [Self.marker("LIST", nonce), Self.marker("TEST", nonce)]
+        out = PartSplitter(markers: markers)
+        err = PartSplitter(markers: markers)
         self.bundle = bundle
-        self.buildSeconds = buildSeconds
-        self.testSeconds = testSeconds
+        seconds = [.build: buildSeconds, .listing: listSeconds, .test: testSeconds]
         self.buildOutput = buildOutput
+        self.listingOutput = listingOutput
         self.testOutput = testOutput
     }
 
-    /// The shell text that ends the build part and starts the test: `build` is the build cache's
-    /// command (its arguments follow the script as `"$@"`), `test` the test's, run only when the
-    /// build exited 0 and the bundle exists. The exit status is the build's when it failed, else
-    /// the test's (0 when the test did not start). Nil when the commands cannot be joined so (a
-    /// command that reads an input of its own does not share the exec's).
-    func command(build: ShellCommand, test: ShellCommand) -> ShellCommand? {
-        guard build.environment.isEmpty, build.input == nil, test.input == nil,
+    private static func marker(_ word: String, _ nonce: String) -> [UInt8] { Array(("XCFLEET-" + word + " " + nonce + "\n").utf8) }
+
+    /// The shell text that ends the build part, lists the tests and starts the test: `build` is the
+    /// build cache's command (its arguments follow the script as `"$@"`), `list` the listing's
+    /// (its output goes to `listing`, a file, then onto stdout), `test` the test's, which reads
+    /// that file. The listing runs only when the build exited 0 and the bundle exists, the test only
+    /// when the listing exited 0. The exit status is the build's when it failed, else the
+    /// listing's when it failed (a signal re-raised, `PackageTestCommands.reraise`), else the
+    /// test's (0 when the listing did not start). Nil when the commands cannot be joined so (a
+    /// command that reads an input of its own does not share the exec's; the listing reads none).
+    func command(build: ShellCommand, list: ShellCommand, listing: String, test: ShellCommand) -> ShellCommand? {
+        guard build.environment.isEmpty, list.environment.isEmpty, build.input == nil, list.input == nil, test.input == nil,
               test.environment.keys.allSatisfy(ShellQuote.isValidName) else { return nil }
         let exports = test.environment.keys.sorted().map { "\($0)=\(ShellQuote.quote(test.environment[$0] ?? "")); export \($0); " }.joined()
-        let script = #""$@"; st=$?; [ "$st" -eq 0 ] || exit "$st"; [ -e "# + ShellQuote.quote(bundle) + " ] || exit 0; "
-            + "printf 'XCFLEET-TEST %s\\n' \(nonce); printf 'XCFLEET-TEST %s\\n' \(nonce) >&2; "
-            + exports + "exec " + ShellQuote.join(test.arguments)
+        let file = ShellQuote.quote(listing)
+        func mark(_ word: String) -> String { "printf 'XCFLEET-\(word) %s\\n' \(nonce); printf 'XCFLEET-\(word) %s\\n' \(nonce) >&2; " }
+        let script = PackageTestCommands.reraise + #""$@"; st=$?; [ "$st" -eq 0 ] || exit "$st"; [ -e "# + ShellQuote.quote(bundle) + " ] || exit 0; "
+            + mark("LIST") + ShellQuote.join(list.arguments) + " < /dev/null > " + file + "; st=$?; cat " + file + #"; [ "$st" -eq 0 ] || end "$st"; "#
+            + mark("TEST") + exports + "exec " + ShellQuote.join(test.arguments)
         return ShellCommand(["sh", "-c", script, "sh"] + build.arguments)
     }
 
-    /// Routes one chunk of the exec's output to the build's or the test's consumer.
+    /// Routes one chunk of the exec's output to the build's, the listing's or the test's consumer.
     func route(_ chunk: OutputChunk) {
         lock.lock()
-        let (before, after) = chunk.stream == .stdout ? out.consume(chunk.bytes) : err.consume(chunk.bytes)
-        let both = out.switched && err.switched
+        let parts = chunk.stream == .stdout ? out.consume(chunk.bytes) : err.consume(chunk.bytes)
+        let both = Part(rawValue: min(out.part, err.part)) ?? .build
         lock.unlock()
-        if !before.isEmpty { buildOutput(OutputChunk(stream: chunk.stream, bytes: before)) }
-        if both { resolve(true) }
-        if !after.isEmpty { deliver(OutputChunk(stream: chunk.stream, bytes: after)) }
+        for (index, bytes) in parts.enumerated() {
+            hand(bytes, of: index, stream: chunk.stream)
+            // A part's markers on both streams: it has begun (once the output before them was handed on).
+            if index < both.rawValue, let next = Part(rawValue: index + 1) { advance(to: next) }
+        }
+    }
+
+    /// Hands on one part's bytes: the build's and the listing's at once, the test's once its step began.
+    private func hand(_ bytes: [UInt8], of index: Int, stream: OutputStreamKind) {
+        guard !bytes.isEmpty else { return }
+        let piece = OutputChunk(stream: stream, bytes: bytes)
+        switch Part(rawValue: index) ?? .test {
+        case .build: buildOutput(piece)
+        case .listing: listingOutput(piece)
+        case .test: deliver(piece)
+        }
     }
 
     /// Starts the exec (the push with the chained command) and the build's deadline.
     func start(_ exec: @escaping @Sendable () async throws -> JobPreparation) {
-        // Armed before the exec starts: a marker that arrives at once arms the test's deadline
+        // Armed before the exec starts: a marker that arrives at once arms the next part's deadline
         // after this one, never before it (which would leave the build's deadline on the test).
-        arm(buildSeconds)
+        arm(seconds[.build] ?? 0)
         let task = Task { () -> Result<JobPreparation, Error> in
             let r: Result<JobPreparation, Error>
             do { r = .success(try await exec()) } catch { r = .failure(error) }
-            self.resolve(self.markExecFinished())
+            self.markExecFinished()
             return r
         }
         lock.lock()
@@ -97,14 +131,20 @@ final class ChainedTest: @unchecked Sendable {
         if cancelNow { task.cancel() }
     }
 
-    /// Waits until the test started in the exec (true) or the exec ended without it (false).
+    /// Waits until the listing started in the exec (true) or the exec ended before it (false).
     /// Cancelling the caller cancels the exec.
-    func waitForTest() async -> Bool {
+    func waitForListing() async -> Bool { await wait(for: .listing) }
+
+    /// Waits until the test started in the exec (true) or the exec ended before it (false).
+    /// Cancelling the caller cancels the exec.
+    func waitForTest() async -> Bool { await wait(for: .test) }
+
+    private func wait(for part: Part) async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
                 lock.lock()
-                if let reached { lock.unlock(); c.resume(returning: reached); return }
-                waiter = c
+                if reached >= part || finished { let r = reached >= part; lock.unlock(); c.resume(returning: r); return }
+                waiters[part] = c
                 lock.unlock()
             }
         } onCancel: { self.cancel() }
@@ -122,23 +162,23 @@ final class ChainedTest: @unchecked Sendable {
         for c in chunks { testOutput(c) }
     }
 
-    /// The exec's end (the push's, and the test's when it started), with what was held back
-    /// (a last line without a newline) handed on. `timedOut`: a step's deadline cancelled it.
-    /// Cancelling the caller cancels the exec.
+    /// The exec's end (the push's, and the listing's and test's when they started), with what was
+    /// held back (a last line without a newline) handed on. `timedOut`: a part's deadline cancelled
+    /// it. Cancelling the caller cancels the exec.
     func execEnded() async -> (result: Result<JobPreparation, Error>, timedOut: Bool) {
         guard let task = lock.withLock({ execTask }) else { return (.failure(CancellationError()), false) }
         let result = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-        let (timedOut, o, e, outTest, errTest) = lock.withLock { () -> (Bool, [UInt8], [UInt8], Bool, Bool) in
+        let (timedOut, o, e) = lock.withLock { () -> (Bool, [[UInt8]], [[UInt8]]) in
             timer?.cancel()
-            return (expired, out.flush(), err.flush(), out.switched, err.switched)
+            return (expired, out.flush(), err.flush())
         }
-        for (bytes, stream, test) in [(o, OutputStreamKind.stdout, outTest), (e, .stderr, errTest)] where !bytes.isEmpty {
-            if test { deliver(OutputChunk(stream: stream, bytes: bytes)) } else { buildOutput(OutputChunk(stream: stream, bytes: bytes)) }
+        for (parts, stream) in [(o, OutputStreamKind.stdout), (e, .stderr)] {
+            for (index, bytes) in parts.enumerated() { hand(bytes, of: index, stream: stream) }
         }
         return (result, timedOut)
     }
 
-    /// Stops the exec (an attempt that ended before its test step) and waits for it.
+    /// Stops the exec (an attempt that ended before its test step took the chained test) and waits for it.
     func abandon() async {
         cancel()
         _ = await execEnded()
@@ -157,12 +197,17 @@ final class ChainedTest: @unchecked Sendable {
         testOutput(chunk)
     }
 
-    /// The exec returned: no deadline applies any more. True when the test had started.
-    private func markExecFinished() -> Bool {
+    /// The exec returned: no deadline applies any more, and a part not reached never will be. A
+    /// part whose marker came on stdout has run (its status is the exec's).
+    private func markExecFinished() {
         lock.lock()
-        defer { lock.unlock() }
         finished = true
-        return out.switched
+        if let seen = Part(rawValue: out.part), seen > reached { reached = seen }
+        let ready = waiters
+        waiters = [:]
+        let at = reached
+        lock.unlock()
+        for (part, w) in ready { w.resume(returning: at >= part) }
     }
 
     private func expire(_ armed: Int) {
@@ -181,15 +226,16 @@ final class ChainedTest: @unchecked Sendable {
         task?.cancel()
     }
 
-    private func resolve(_ value: Bool) {
+    /// Both streams are past `part`'s marker: its deadline is armed and whoever waits for it goes on.
+    private func advance(to part: Part) {
         lock.lock()
-        guard reached == nil else { lock.unlock(); return }
-        reached = value
-        let w = waiter
-        waiter = nil
+        guard part > reached else { lock.unlock(); return }
+        reached = part
+        let ready = waiters.filter { $0.key <= part }
+        for key in ready.keys { waiters[key] = nil }
         lock.unlock()
-        if value { arm(testSeconds) }
-        w?.resume(returning: value)
+        arm(seconds[part] ?? 0)
+        for w in ready.values { w.resume(returning: true) }
     }
 
     /// The running part's total deadline: when it expires, the exec is cancelled.
@@ -204,6 +250,38 @@ final class ChainedTest: @unchecked Sendable {
             self.expire(armed)
         }
         lock.unlock()
+    }
+}
+
+/// One stream's split at a sequence of marker lines: the bytes of each part (before the first
+/// marker, between the first and the second, …, after the last).
+struct PartSplitter {
+    private var splitters: [MarkerSplitter]
+    /// The part now being read (0: before the first marker).
+    private(set) var part = 0
+
+    init(markers: [[UInt8]]) { splitters = markers.map(MarkerSplitter.init(marker:)) }
+
+    /// The bytes for each part, indexed by part (`markers.count + 1` entries).
+    mutating func consume(_ bytes: [UInt8]) -> [[UInt8]] {
+        var parts = Array(repeating: [UInt8](), count: splitters.count + 1)
+        var rest = bytes
+        while part < splitters.count {
+            let (before, after) = splitters[part].consume(rest)
+            parts[part] += before
+            guard splitters[part].switched else { return parts }
+            part += 1
+            rest = after
+        }
+        parts[part] += rest
+        return parts
+    }
+
+    /// What is held back (a line that may still become a marker), by part.
+    mutating func flush() -> [[UInt8]] {
+        var parts = Array(repeating: [UInt8](), count: splitters.count + 1)
+        if part < splitters.count { parts[part] = splitters[part].flush() }
+        return parts
     }
 }
 

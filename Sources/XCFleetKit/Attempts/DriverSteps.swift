@@ -16,7 +16,7 @@ enum DriverSteps: Sendable {
         }
     }
 
-    /// A package job's discovered tests and this attempt's part (nil before `discover`, and for other sources).
+    /// The discovered tests and this attempt's part (nil before `discover`).
     var discovery: TestsDiscovered? {
         switch self {
         case .swiftPM(let s): return s.discovery
@@ -32,8 +32,8 @@ enum DriverSteps: Sendable {
         }
     }
 
-    /// The build to run in the push's round trip (SwiftPM: the cache script, and the test when it
-    /// can follow in the same exec), or nil.
+    /// The build to run in the push's round trip (SwiftPM: the cache script, and the test listing
+    /// and the test when they can follow in the same exec), or nil.
     func chainedBuild() async -> ChainedBuild? {
         switch self {
         case .swiftPM(let s): return await s.chainedBuild()
@@ -49,9 +49,10 @@ enum DriverSteps: Sendable {
         }
     }
 
-    /// The chained build exited 0 and the test runs on in the same exec: the test step awaits it.
-    func chainedTestStarted(_ test: ChainedTest) {
-        if case .swiftPM(let s) = self { s.chainedTestStarted(test) }
+    /// The chained build exited 0 and the listing (then the test) runs on in the same exec: the
+    /// discover and test steps await them.
+    func chainedListingStarted(_ test: ChainedTest) {
+        if case .swiftPM(let s) = self { s.chainedListingStarted(test) }
     }
 
     func perform(_ step: AttemptStep) async -> AttemptMachine.StepResult {
@@ -88,7 +89,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     let collector: EventCollector
     var directory = ""
     let scanner = BuildProtocolScanner()
-    /// A package job's discovered tests and this attempt's part (set by the discover step).
+    /// The discovered tests and this attempt's part (set by the discover step).
     var discovery: TestsDiscovered?
     /// Which discovered tests are Swift Testing's (they run through the other library).
     var swiftTesting: Set<String> = []
@@ -104,8 +105,10 @@ final class SwiftPMSteps: @unchecked Sendable {
     var pending: AttemptMachine.StepResult?
     var chainIdentity: String?
     var chainStarted = Date()
-    /// The test running in the push's exec (`ChainedTest`), until the test step takes it.
+    /// The listing and test running in the push's exec (`ChainedTest`), until the test step takes it.
     var runningTest: ChainedTest?
+    /// What the chained listing printed (read by the discover step).
+    let chainedListing = OutputSink(limit: 16 << 20)
 
     var cached: SwiftPMCachedBuild {
         SwiftPMCachedBuild(job: executor.job, shell: executor.shell, directory: directory, driver: executor.driver)
@@ -124,7 +127,7 @@ final class SwiftPMSteps: @unchecked Sendable {
 
     /// The cache script for the push's round trip, once the toolchain identity is known (admission
     /// seeds it); nil when it is not (the build step then asks for it and runs the build itself).
-    /// A template job's test rides the same exec (`ChainedTest`).
+    /// A template job's test listing and test ride the same exec (`ChainedTest`).
     func chainedBuild() async -> ChainedBuild? {
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
         // Another host builds or built this key: receive it in the build step instead.
@@ -165,45 +168,42 @@ final class SwiftPMSteps: @unchecked Sendable {
             self.pending = nil
             return pending
         }
-        if step == .test, let test = runningTest {
-            runningTest = nil
-            return await chainedTestEnded(test)
+        switch step {
+        case .push: return .collected // the executor's step
+        case .build: return await build()
+        case .discover: return await discover()
+        case .test:
+            if let test = runningTest {
+                runningTest = nil
+                // The chained test runs every listed test; a part of them runs on its own (never so when chained).
+                guard let found = discovery, found.selected.count == found.tests.count else {
+                    await test.abandon()
+                    return await runDiscoveredTests()
+                }
+                return await chainedTestEnded(test)
+            }
+            return await runDiscoveredTests()
+        case .collect:
+            await executor.collectAttachments(jobDirectory: directory, events: collector.events)
+            return .collected
         }
-        if step == .discover { return await discover() }
-        if step == .test, executor.job.source.packageDirectory != nil { return await runPackageTests() }
+    }
+
+    /// The build through the host build cache (or the fleet's products received first).
+    private func build() async -> AttemptMachine.StepResult {
         let shell = executor.shell
         let timeouts = executor.job.spec.timeouts
         let cached = self.cached
         let scanner = self.scanner, collector = self.collector
         do {
             let identity = try await executor.toolchains.identity(for: shell)
-            let command: ShellCommand
-            let total: Double
-            switch step {
-            case .build:
-                await receiveFromFleet(identity: identity)
-                command = buildCommand(cached, identity: identity)
-                total = timeouts.build
-            case .test:
-                let test = executor.withAttachmentsFolder(try cached.testCommand(products: scanner.products, toolchain: identity),
-                                                          jobDirectory: directory)
-                command = executor.record?.wrap(test) ?? test
-                total = timeouts.test
-            case .collect:
-                await executor.collectAttachments(jobDirectory: directory, events: collector.events)
-                return .collected
-            case .push, .discover:
-                return .collected // the executor's step; a package's discover step is handled above
-            }
+            await receiveFromFleet(identity: identity)
+            let command = buildCommand(cached, identity: identity)
             let started = Date()
             let termination = try await shell.run(command, in: directory,
-                                                  deadlines: CommandDeadlines(total: total, silence: timeouts.silence)) { chunk in
-                if step == .build { scanner.consume(chunk) }
+                                                  deadlines: CommandDeadlines(total: timeouts.build, silence: timeouts.silence)) { chunk in
+                scanner.consume(chunk)
                 collector.consume(chunk)
-            }
-            guard step == .build else {
-                collector.finishStream()
-                return .ended(termination)
             }
             return buildEnded(termination, identity: identity, started: started)
         } catch let error as RemoteShellError {
@@ -246,7 +246,7 @@ final class XcodeSteps: @unchecked Sendable {
     private var job: XcodebuildJob?
     private var session: XcodebuildJob.Session?
     private var injected = 0
-    /// A project job's discovered tests and this attempt's part (after `discover`).
+    /// The discovered tests and this attempt's part (after `discover`).
     var discovery: TestsDiscovered? { session?.outcome.discovery }
 
     init(executor: AttemptExecutor, collector: EventCollector) {

@@ -4,63 +4,107 @@ import XCFleetModel
 import XCFleetCore
 
 /// What runs in the push's round trip after the push check (`RemoteShell.prepareJob`): the build's
-/// command for the job directory, where its output goes, and the test following it in the same
-/// exec (`ChainedTest`), if any.
+/// command for the job directory, where its output goes, and the listing and test following it in
+/// the same exec (`ChainedTest`), if any.
 struct ChainedBuild: Sendable {
     var command: @Sendable (String) throws -> ShellCommand?
     var output: @Sendable (OutputChunk) -> Void
     var test: ChainedTest?
 }
 
-/// A template job's test in the exec of its push check and build cache (`ChainedTest`): a warm
-/// attempt costs one round trip before its test. A team's package is not chained (its tests are
-/// discovered first), nor is a product glob that could match more than one bundle.
+/// A template job's test listing and test in the exec of its push check and build cache
+/// (`ChainedTest`): a warm attempt costs one round trip before its test, and its tests are still
+/// discovered from what was built before any runs. Only a job that runs every test its bundle
+/// lists is chained (one shard, no rerun selection, no filter or skip): a part of the list has to
+/// be chosen from the list first. A team's package is not chained, nor is a product glob that
+/// could match more than one bundle.
 extension SwiftPMSteps {
     func chainableTest(identity: String, buildOutput: @escaping @Sendable (OutputChunk) -> Void) -> ChainedTest? {
         let job = executor.job
-        guard job.source.packageDirectory == nil, job.source.steps == [.push, .build, .test, .collect] else { return nil }
+        guard job.source.packageDirectory == nil, job.source.steps == [.push, .build, .discover, .test, .collect] else { return nil }
+        guard job.planned.shardCount <= 1, job.rerun == nil, job.spec.package?.filter == nil, job.spec.package?.skip == nil else { return nil }
         let glob = cached.productGlob
         guard !glob.contains(where: { "*?[]\\".contains($0) }) else { return nil }
         let key = cached.key(toolchain: identity)
         let bundle = executor.shell.host.workRoot + "/builds/" + key.hex + "/" + glob
-        let collector = self.collector
-        return ChainedTest(bundle: bundle, buildSeconds: job.spec.timeouts.build, testSeconds: job.spec.timeouts.test,
-                           buildOutput: buildOutput, testOutput: { collector.consume($0) })
+        let collector = self.collector, listing = self.chainedListing
+        return ChainedTest(bundle: bundle, buildSeconds: job.spec.timeouts.build, listSeconds: job.spec.timeouts.test,
+                           testSeconds: job.spec.timeouts.test, buildOutput: buildOutput, listingOutput: { listing.add($0) },
+                           testOutput: { collector.consume($0) })
     }
 
-    /// The build cache's command with the test behind it, wrapped in the attempt's process record;
-    /// nil when they cannot share one exec request (too long, or an environment that cannot be
-    /// exported): the build then runs alone.
+    /// The build cache's command with the listing and the test behind it, wrapped in the attempt's
+    /// process record; nil when they cannot share one exec request (too long, or an environment
+    /// that cannot be exported): the build then runs alone.
     func chainedCommand(_ cached: SwiftPMCachedBuild, identity: String, test: ChainedTest) -> ShellCommand? {
-        guard let run = try? cached.testCommand(products: [test.bundle], toolchain: identity) else { return nil }
+        let darwin = ToolchainIdentity.os(of: identity) == "Darwin"
+        let folder = Self.packageFolder(ofBundle: test.bundle), listing = cached.directory + "/.xcfleet-listing"
+        let list = ShellCommand(PackageTestCommands.list(bundle: test.bundle, packageFolder: folder, records: cached.directory + "/.xcfleet-tests.jsonl",
+                                                         darwin: darwin))
+        let args = PackageTestCommands.runListed(bundle: test.bundle, packageFolder: folder, darwin: darwin, listing: listing)
+        let run = ShellCommand(SwiftPMDriver.lineBuffered + args, environment: TestRunEnvironment.variables(for: executor.job.planned))
         let build = unwrappedBuildCommand(cached, identity: identity)
-        guard let both = test.command(build: build, test: executor.withAttachmentsFolder(run, jobDirectory: cached.directory)) else { return nil }
+        guard let all = test.command(build: build, list: list, listing: listing,
+                                     test: executor.withAttachmentsFolder(run, jobDirectory: cached.directory)) else { return nil }
         scanner.onLocked = executor.buildStarted
-        let wrapped = executor.record?.wrap(both) ?? both
+        let wrapped = executor.record?.wrap(all) ?? all
         guard ShellQuote.join(wrapped.arguments).utf8.count + pushCheckBytes <= Self.sshExecLimit else { return nil }
         return wrapped
     }
 
-    /// The build part exited 0 and the test started: the build step reports the build, the test
-    /// step the rest of the exec.
-    func chainedTestStarted(_ test: ChainedTest) {
+    /// The build part exited 0 and the listing started: the build step reports the build, the
+    /// discover and test steps the rest of the exec.
+    func chainedListingStarted(_ test: ChainedTest) {
         runningTest = test
         guard let identity = chainIdentity else { return }
         pending = buildEnded(.exited(0), identity: identity, started: chainStarted)
     }
 
+    /// The discover step of a chained test: the listing the exec printed, once the test started
+    /// (the listing exited 0) or the exec ended (its status is the listing's).
+    func chainedDiscover(_ test: ChainedTest) async -> AttemptMachine.StepResult {
+        let shell = executor.shell
+        guard scanner.products == [test.bundle] else {
+            return .failed(.host("the build cache on \(shell.host.name) reported \(scanner.products.count) test bundles (expected \(test.bundle))"))
+        }
+        if await test.waitForTest() {
+            let result = discovered(chainedListing, termination: .exited(0), bundle: test.bundle)
+            // Nothing to run (the listing named no test, so `runListed` starts no library): the exec
+            // ends at once, and its end logs the push.
+            if case .discovered(.some) = result {
+                runningTest = nil
+                _ = await chainEnded(test)
+            }
+            return result
+        }
+        // The exec ended in the listing: no test step follows it in this exec.
+        runningTest = nil
+        switch await chainEnded(test) {
+        case .ended(let termination, _):
+            switch termination {
+            case .timedOut, .connectionLost, .cancelled, .signaled("SIGKILL"): return .ended(termination)
+            case .exited, .signaled: return discovered(chainedListing, termination: termination, bundle: test.bundle)
+            }
+        case let other: return other
+        }
+    }
+
     /// The test step of a chained test: the rest of the exec (the push is logged with it).
     func chainedTestEnded(_ test: ChainedTest) async -> AttemptMachine.StepResult {
-        let shell = executor.shell
         test.open()
-        let (result, timedOut) = await test.execEnded()
+        let result = await chainEnded(test)
         collector.finishStream()
+        return result
+    }
+
+    /// The chained exec's end, as the step that waited for it ends: its status (a part's deadline:
+    /// `timedOut("total")`), the push logged.
+    private func chainEnded(_ test: ChainedTest) async -> AttemptMachine.StepResult {
+        let shell = executor.shell
+        let (result, timedOut) = await test.execEnded()
         switch result {
         case .success(let prepared):
             executor.log.append(.push(executor.ref, AttemptExecutor.pushRecord(prepared.push, workspace: executor.job.workspace, host: shell.host.name)))
-            guard scanner.products == [test.bundle] else {
-                return .failed(.host("the build cache on \(shell.host.name) reported \(scanner.products.count) test bundles (expected \(test.bundle))"))
-            }
             let termination = prepared.chained ?? .exited(0)
             if timedOut, termination == .cancelled { return .ended(.timedOut("total")) }
             return .ended(termination)
@@ -73,11 +117,16 @@ extension SwiftPMSteps {
         }
     }
 
-    /// An attempt that ends before its test step took the chained test (cancelled): the exec is
-    /// stopped before the job directory goes.
+    /// An attempt that ends before its test step took the chained test (cancelled, or its listing
+    /// found nothing to run): the exec is stopped before the job directory goes.
     func abandonChainedTest() async {
         guard let test = runningTest else { return }
         runningTest = nil
         await test.abandon()
+    }
+
+    /// The package folder of a build holding `bundle` (`<build>/<package>/.build/debug/<Name>PackageTests.xctest`).
+    static func packageFolder(ofBundle bundle: String) -> String {
+        ((((bundle as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent)
     }
 }

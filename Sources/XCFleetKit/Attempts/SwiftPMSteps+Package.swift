@@ -2,14 +2,18 @@ import Foundation
 import XCFleetModel
 import XCFleetCore
 
-/// A team's package (`JobSource.Origin.package`): after the cached build, `discover` lists the
-/// built bundle's tests and chooses this attempt's part (`PackageSelection`), logged as
-/// `testsDiscovered`; `test` runs exactly that part from the bundle (`PackageTestCommands`). Both
-/// run in the package's folder of the job directory; nothing is rebuilt and nothing is written into
-/// the build.
+/// Every SwiftPM source (a rendered template, a contract harness, a team's package): after the
+/// cached build, `discover` lists the built bundle's tests and chooses this attempt's part
+/// (`PackageSelection`), logged as `testsDiscovered` — that list is the attempt's manifest; `test`
+/// runs exactly that part from the bundle (`PackageTestCommands`). Both run in the package's folder
+/// of the job directory; nothing is rebuilt and nothing is written into the build. A template job
+/// on a warm host listed and ran its tests in the push's exec (`SwiftPMSteps+Chain.swift`): these
+/// steps then read that exec's listing and its end.
 extension SwiftPMSteps {
     func discover() async -> AttemptMachine.StepResult {
-        let job = executor.job, shell = executor.shell, ref = executor.ref
+        // A template job's listing that ran in the push's exec (`SwiftPMSteps+Chain.swift`).
+        if let test = runningTest { return await chainedDiscover(test) }
+        let job = executor.job, shell = executor.shell
         let timeouts = job.spec.timeouts
         do {
             let identity = try await executor.toolchains.identity(for: shell)
@@ -20,24 +24,10 @@ extension SwiftPMSteps {
             let termination = try await shell.run(executor.record?.wrap(list) ?? list, in: packageFolder,
                                                   deadlines: CommandDeadlines(total: timeouts.test, silence: timeouts.silence)) { sink.add($0) }
             switch termination {
-            case .timedOut, .connectionLost, .cancelled: return .ended(termination)
-            case .exited, .signaled: break
+            // A deadline, a lost host or a SIGKILL from the host: the machine judges it like any step's.
+            case .timedOut, .connectionLost, .cancelled, .signaled("SIGKILL"): return .ended(termination)
+            case .exited, .signaled: return discovered(sink, termination: termination, bundle: bundle)
             }
-            // The plain lists, then (after the marker) Swift Testing's records of its tests.
-            let text = sink.stdoutText
-            let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
-            let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
-            let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
-            let failure = termination == .exited(0) ? nil
-                : "listing the built tests (\((bundle as NSString).lastPathComponent) --list-tests) ended \(termination.consoleText)"
-                    + (sink.stderrTail.isEmpty ? "" : ": " + sink.stderrTail)
-            let found = PackageSelection.select(listed: listed, listFailure: failure, package: job.spec.package, shard: job.planned.shard,
-                                                shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
-                                                displayNames: displayNames)
-            discovery = found
-            swiftTesting = Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" })
-            executor.log.append(.testsDiscovered(ref, found))
-            return .discovered(problem: found.problem)
         } catch let stop as StepStop {
             return stop.result
         } catch let error as RemoteShellError {
@@ -49,7 +39,28 @@ extension SwiftPMSteps {
         }
     }
 
-    func runPackageTests() async -> AttemptMachine.StepResult {
+    /// A listing that ended on its own (`termination`): its tests, this attempt's part of them,
+    /// logged as `testsDiscovered`.
+    func discovered(_ sink: OutputSink, termination: CommandTermination, bundle: String) -> AttemptMachine.StepResult {
+        let job = executor.job
+        // The plain lists, then (after the marker) Swift Testing's records of its tests.
+        let text = sink.stdoutText
+        let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
+        let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
+        let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
+        let failure = termination == .exited(0) ? nil
+            : "listing the built tests (\((bundle as NSString).lastPathComponent) --list-tests) ended \(termination.consoleText)"
+                + (sink.stderrTail.isEmpty ? "" : ": " + sink.stderrTail)
+        let found = PackageSelection.select(listed: listed, listFailure: failure, package: job.spec.package, shard: job.planned.shard,
+                                            shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
+                                            displayNames: displayNames)
+        discovery = found
+        swiftTesting = Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" })
+        executor.log.append(.testsDiscovered(executor.ref, found))
+        return .discovered(problem: found.problem)
+    }
+
+    func runDiscoveredTests() async -> AttemptMachine.StepResult {
         let job = executor.job, shell = executor.shell
         let timeouts = job.spec.timeouts
         guard let found = discovery else { return .failed(.host("the test step ran before the tests were discovered")) }
@@ -91,11 +102,8 @@ extension SwiftPMSteps {
     private func builtBundle() throws -> (bundle: String, packageFolder: String) {
         let products = scanner.products
         guard products.count == 1, let bundle = products.first else {
-            throw StepStop(.failed(.host("the build cache on \(executor.shell.host.name) reported \(products.count) test bundles (expected one <Package>PackageTests.xctest)")))
+            throw StepStop(.failed(.host("the build cache on \(executor.shell.host.name) reported \(products.count) test bundles (expected one matching \(cached.productGlob))")))
         }
-        // <build>/<package>/.build/debug/<Name>PackageTests.xctest
-        let folder = ((((bundle as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent as NSString)
-            .deletingLastPathComponent)
-        return (bundle, folder)
+        return (bundle, Self.packageFolder(ofBundle: bundle))
     }
 }

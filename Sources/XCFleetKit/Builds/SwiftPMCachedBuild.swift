@@ -2,8 +2,8 @@ import Foundation
 import XCFleetModel
 import XCFleetHostScripts
 
-/// A SwiftPM job's build through the host build cache: the key, the cache script's command and
-/// the command that runs the cached test bundle in the job directory. Pure (no I/O).
+/// A SwiftPM job's build through the host build cache: the key and the cache script's command
+/// (the built bundle is listed and run by `PackageTestCommands`). Pure (no I/O).
 struct SwiftPMCachedBuild: Sendable {
     var job: PlannedJob
     var shell: any RemoteShell
@@ -49,22 +49,5 @@ struct SwiftPMCachedBuild: Sendable {
             workRoot: shell.host.workRoot, key: key(toolchain: toolchain), toolchainDigest: BuildKey.toolchainDigest(toolchain),
             productGlob: productGlob, manifest: BuildKey.sourceManifest(of: job.workspace), jobDirectory: directory,
             limits: shell.host.cache ?? CacheLimits(), command: buildArguments, trusted: trusted, readOnly: true))
-    }
-
-    /// The cached bundle run directly, limited to the job's shard (names qualified with the test module).
-    func testCommand(products: [String], toolchain: String) throws -> ShellCommand {
-        guard products.count == 1, let bundle = products.first else {
-            throw RemoteShellError(.command, host: shell.host.name,
-                                   "the build cache reported \(products.count) test bundles (expected one matching \(productGlob))")
-        }
-        let module = manifest?.testTarget
-        let filter = job.filter.map { tests in
-            tests.map { t -> String in
-                let cls = t.split(separator: "/").first ?? ""
-                return cls.contains(".") || module == nil ? t : "\(module!).\(t)"
-            }
-        }
-        return driver.bundleTestCommand(bundle: bundle, darwin: ToolchainIdentity.os(of: toolchain) == "Darwin", only: filter,
-                                        environment: TestRunEnvironment.variables(for: job.planned))
     }
 }

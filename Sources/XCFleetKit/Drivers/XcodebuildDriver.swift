@@ -27,7 +27,7 @@ public struct XcodebuildDriver: Equatable, Sendable {
     public var listCommand: ShellCommand { command(["xcodebuild", "-list", "-json"]) }
 
     /// `xcodebuild test` for the package in `jobDirectory` (build and test in one; `XcodebuildJob`
-    /// uses `buildForTestingCommand` + `testWithoutBuildingCommand` instead).
+    /// uses `buildForTestingCommand`, then `XcodeProjectCommands.testWithoutBuilding` of the discovered tests).
     ///
     /// - Parameters:
     ///   - destination: the `-destination` value (`platform=iOS Simulator,id=…` or `platform=macOS`).
@@ -67,26 +67,6 @@ public struct XcodebuildDriver: Equatable, Sendable {
     /// Lists the products folder newest first, one name per line (for `XctestrunPicker`).
     public static func productsListingCommand(derivedDataPath: String) -> ShellCommand {
         ShellCommand(["ls", "-1t", productsPath(derivedDataPath: derivedDataPath)])
-    }
-
-    /// `xcodebuild test-without-building` from a built `.xctestrun`: runs the tests (a shard's
-    /// `-only-testing` list, or all) without compiling, with its own result bundle in the job
-    /// directory, so any number of runs share one build. Code coverage is off so that a run never
-    /// writes into the shared build. `environment` (`TestRunEnvironment`) reaches the test process
-    /// as `TEST_RUNNER_<NAME>` variables, which xcodebuild forwards without the prefix.
-    public func testWithoutBuildingCommand(xctestrun: String, destination: String, jobDirectory: String, testTarget: String,
-                                           onlyTesting: [String]? = nil, environment: [String: String] = [:]) -> ShellCommand {
-        var args = ["xcodebuild", "test-without-building",
-                    "-xctestrun", xctestrun,
-                    "-destination", destination,
-                    "-resultBundlePath", resultBundlePath(jobDirectory: jobDirectory),
-                    "-enableCodeCoverage", "NO"]
-        if let onlyTesting, !onlyTesting.isEmpty {
-            args += Array(Set(ShardFilter.xcodebuildOnlyTesting(tests: onlyTesting, target: testTarget))).sorted()
-        }
-        var cmd = command(args)
-        for (k, v) in TestRunEnvironment.xcodebuild(environment) { cmd.environment[k] = v }
-        return cmd
     }
 
     public func resultBundlePath(jobDirectory: String) -> String {

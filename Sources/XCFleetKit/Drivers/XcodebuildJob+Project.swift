@@ -44,17 +44,22 @@ extension XcodebuildJob {
                                            scheme: project.scheme, session, output: output, progress: progress)
     }
 
-    /// The `.xctestrun` of the scheme and test plan, then `-enumerate-tests` into the job directory,
-    /// read back and narrowed to this attempt's part. An `errors` entry, an unreadable file or no
-    /// enabled test is red with the reason (the attempt ends; nothing is retried for it).
+    /// The `.xctestrun` of the scheme and test plan (a rendered package's: of the scheme that was
+    /// built), then `-enumerate-tests` into the job directory, read back and narrowed to this
+    /// attempt's part. An `errors` entry, an unreadable file or no enabled test is red with the
+    /// reason (the attempt ends; nothing is retried for it).
     func discoverStep(_ session: Session, progress: @escaping @Sendable (Progress) -> Void) async -> AttemptMachine.StepResult {
-        guard let project = input.project, let destination = session.destination else {
+        guard let destination = session.destination else {
             return .planError("xcfleet: suite '\(input.suite.name)': nothing to discover")
         }
+        let project = input.project
         do {
             let xctestrun: String
-            var preferred = [project.scheme]
-            if let plan = project.testPlan { preferred.insert(project.scheme + "_" + plan, at: 0) }
+            var preferred: [String] = []
+            if let project {
+                preferred = [project.scheme]
+                if let plan = project.testPlan { preferred.insert(project.scheme + "_" + plan, at: 0) }
+            }
             switch try await findXctestrun(destination, &session.outcome, derivedDataPath: session.built.derivedDataPath,
                                            builtHere: session.built.here, preferredSchemes: preferred, progress: progress) {
             case .success(let path): xctestrun = path
@@ -88,9 +93,11 @@ extension XcodebuildJob {
                 failure = "xcodebuild -enumerate-tests ended \(listing.termination.consoleText)" + (why.isEmpty ? "" : ": \(why)")
             }
             let s = input.selection
-            let found = PackageSelection.select(listed: listed, listFailure: failure, filter: project.filter, skip: project.skip,
+            let scheme = project.map { p in "scheme \(p.scheme)" + (p.testPlan.map { ", test plan \($0)" } ?? "") }
+                ?? "the rendered package" + (session.outcome.scheme.map { " (scheme \($0))" } ?? "")
+            let found = PackageSelection.select(listed: listed, listFailure: failure, filter: project?.filter, skip: project?.skip,
                                                 shard: s.shard, shardCount: s.shardCount, durations: s.durations, rerun: s.rerun,
-                                                noTests: "the built products of scheme \(project.scheme)\(project.testPlan.map { ", test plan \($0)" } ?? "") enable no tests (xcodebuild -enumerate-tests listed none)")
+                                                noTests: "the built products of \(scheme) enable no tests (xcodebuild -enumerate-tests listed none)")
             session.outcome.discovery = found
             return .discovered(problem: found.problem)
         } catch is CancellationError {
@@ -103,7 +110,7 @@ extension XcodebuildJob {
     }
 
     /// `test-without-building` of this attempt's part, streamed to `output`, its own result bundle.
-    func projectTestStep(_ session: Session, _ destination: XcodeDestination, output: @escaping @Sendable (OutputChunk) -> Void,
+    func discoveredTestStep(_ session: Session, _ destination: XcodeDestination, output: @escaping @Sendable (OutputChunk) -> Void,
                          progress: @escaping @Sendable (Progress) -> Void) async -> AttemptMachine.StepResult {
         guard let found = session.outcome.discovery, let xctestrun = session.outcome.xctestrun else {
             return .failed(.host("the test step ran before the tests were discovered"))

@@ -4,7 +4,8 @@ import XCFleetCore
 import XCFleetHostScripts
 
 /// The Xcode driver's steps of the attempt machine: build (Xcode, `build-for-testing`, simulator),
-/// test (`test-without-building`), collect (the result bundle), and the simulator's cleanup. The
+/// discover (`-enumerate-tests` of the built `.xctestrun`), test (`test-without-building` of the
+/// discovered part), collect (the result bundle), and the simulator's cleanup. The
 /// machine sequences and judges them; these only run commands and say how they ended.
 extension XcodebuildJob {
     /// What one attempt's steps carry from one to the next. Used by one task at a time.
@@ -38,13 +39,13 @@ extension XcodebuildJob {
                             host: hostName, cleanupSeconds: deadlines.cleanup.total)
     }
 
-    /// Runs the whole sequence (build, simulator, test, result bundle, simulator cleanup) through
+    /// Runs the whole sequence (build, simulator, test enumeration, test, result bundle, simulator cleanup) through
     /// the attempt machine. `output` receives the output chunks of `build-for-testing` (when it
     /// runs) and `test-without-building` (serially, in order); `progress` receives phase changes and notes.
     public func run(output: @escaping @Sendable (OutputChunk) -> Void,
                     progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
         let session = makeSession()
-        var machine = AttemptMachine(machinePlan(input.project == nil ? [.build, .test, .collect] : [.build, .discover, .test, .collect]))
+        var machine = AttemptMachine(machinePlan([.build, .discover, .test, .collect]))
         machine.directoryCreated(directory)
         await drive(&machine, session, output: output, progress: progress)
         return session.outcome
@@ -91,10 +92,7 @@ extension XcodebuildJob {
         case .collect:
             await readBundle(streamed: session.watcher.events(), outcome: &session.outcome, progress: progress)
             return .collected
-        case .discover:
-            // A rendered package's manifest is the planned one; a team's project lists what was built.
-            guard input.project != nil else { return .discovered(problem: nil) }
-            return await discoverStep(session, progress: progress)
+        case .discover: return await discoverStep(session, progress: progress)
         }
     }
 
@@ -147,31 +145,11 @@ extension XcodebuildJob {
         }
     }
 
-    /// The `.xctestrun`, then `xcodebuild test-without-building`, streamed to `output`.
+    /// `test-without-building` of the discovered part (`XcodebuildJob+Project.swift`).
     private func testStep(_ session: Session, output: @escaping @Sendable (OutputChunk) -> Void,
                           progress: @escaping @Sendable (Progress) -> Void) async -> AttemptMachine.StepResult {
         guard let destination = session.destination else { return .planError("xcfleet: suite '\(input.suite.name)': no destination") }
-        if input.project != nil { return await projectTestStep(session, destination, output: output, progress: progress) }
-        let driver = XcodebuildDriver(developerDir: session.outcome.developerDir)
-        do {
-            let xctestrun: String
-            switch try await findXctestrun(destination, &session.outcome, derivedDataPath: session.built.derivedDataPath,
-                                           builtHere: session.built.here, progress: progress) {
-            case .success(let path): xctestrun = path
-            case .failure(let stop): return stop.result
-            }
-            let command = driver.testWithoutBuildingCommand(xctestrun: xctestrun, destination: destination.xcodebuildValue(udid: session.outcome.simulatorUDID),
-                                                            jobDirectory: directory, testTarget: input.testTarget, onlyTesting: input.onlyTesting,
-                                                            environment: input.testEnvironment)
-            return await runTests(command, session, output: output, progress: progress)
-        } catch is CancellationError {
-            session.outcome.termination = .cancelled
-            return .cancelled
-        } catch {
-            let (shown, failure) = asInfra(error, doing: "running xcodebuild test-without-building")
-            session.outcome.infraError = shown
-            return .failed(failure)
-        }
+        return await discoveredTestStep(session, destination, output: output, progress: progress)
     }
 
     /// Runs a `test-without-building` command, streamed to `output`, and says how it ended: a

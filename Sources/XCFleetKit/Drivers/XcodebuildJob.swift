@@ -37,8 +37,6 @@ public struct XcodebuildJob: Sendable {
         /// The rendered package's name (`Renderer.packageName(for:)`).
         public var packageName: String
         public var testTarget: String
-        /// `Class/test` names of a shard; nil runs every test.
-        public var onlyTesting: [String]?
         /// Where `build-for-testing` writes (and `test-without-building` reads) the build; nil:
         /// `<job directory>/DerivedData`. The host build cache passes `<workRoot>/builds/<key>/DerivedData`.
         public var derivedDataPath: String?
@@ -47,13 +45,13 @@ public struct XcodebuildJob: Sendable {
         public var needsBuild: Bool
         /// Variables for the test process (`TestRunEnvironment`), forwarded as `TEST_RUNNER_<NAME>`.
         public var testEnvironment: [String: String]
-        /// A team's own workspace or project (nil: the rendered package). Its tests come from the
-        /// build (`discover`), this attempt's part chosen by `selection`.
+        /// A team's own workspace or project (nil: the rendered package). Either way its tests come
+        /// from the build (`discover`), this attempt's part chosen by `selection`.
         public var project: XcodeProjectSuite? = nil
         /// Which of the discovered tests this attempt runs, and the configuration (project jobs).
         public var selection = Selection()
 
-        /// A project job's place among its suite's jobs, for `PackageSelection`.
+        /// A job's place among its suite's jobs, for `PackageSelection`.
         public struct Selection: Equatable, Sendable {
             public var configuration: String?
             public var shard = 0
@@ -71,13 +69,12 @@ public struct XcodebuildJob: Sendable {
             }
         }
 
-        public init(jobID: String, suite: SuiteSpec, packageName: String, testTarget: String, onlyTesting: [String]? = nil,
+        public init(jobID: String, suite: SuiteSpec, packageName: String, testTarget: String,
                     derivedDataPath: String? = nil, needsBuild: Bool = true, testEnvironment: [String: String] = [:]) {
             self.jobID = jobID
             self.suite = suite
             self.packageName = packageName
             self.testTarget = testTarget
-            self.onlyTesting = onlyTesting
             self.derivedDataPath = derivedDataPath
             self.needsBuild = needsBuild
             self.testEnvironment = testEnvironment
@@ -89,7 +86,7 @@ public struct XcodebuildJob: Sendable {
             if let data = job.workspace.file("xcfleet-manifest.json")?.contents,
                let manifest = try? JSONDecoder().decode(SuiteManifest.self, from: data) { target = manifest.testTarget }
             self.init(jobID: job.planned.jobID, suite: job.spec, packageName: Renderer.packageName(for: job.spec.name),
-                      testTarget: target, onlyTesting: job.filter, testEnvironment: TestRunEnvironment.variables(for: job.planned))
+                      testTarget: target, testEnvironment: TestRunEnvironment.variables(for: job.planned))
             project = job.source.xcodeProject
             selection = Selection(configuration: job.planned.configuration, shard: job.planned.shard, shardCount: job.planned.shardCount,
                                   durations: job.shardDurations, rerun: job.rerun)
@@ -162,7 +159,7 @@ public struct XcodebuildJob: Sendable {
 
         /// The attempt's end as the attempt machine judged it (termination, infra text, timed-out phase).
         public var ended = AttemptEnded()
-        /// A project job's discovered tests and this attempt's part (set by the discover step).
+        /// The discovered tests and this attempt's part (set by the discover step).
         public var discovery: TestsDiscovered?
     }
 

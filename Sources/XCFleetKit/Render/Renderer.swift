@@ -190,14 +190,10 @@ public struct Renderer: Sendable {
         return files
     }
 
-    /// Adds the manifest (tests scanned from the package's test files, in path order).
+    /// Adds the manifest (what the package is; its tests are discovered after the build).
     private func finish(_ suite: SuiteSpec, info: TemplateInfo, mutant: MutantSpec?, files: [String: Data], directoryName: String) -> RenderedSuite {
         var files = files
-        let testDir = "Tests/\(info.testTarget)/"
-        let tests = files.filter { $0.key.hasPrefix(testDir) && $0.key.hasSuffix(".swift") }.sorted { $0.key < $1.key }
-            .flatMap { Renderer.scanTests(String(decoding: $0.value, as: UTF8.self)) }
-            .filter { Renderer.isClaimed($0, by: suite.subject) }
-        let manifest = SuiteManifest(suite: suite.name, template: suite.template, testTarget: info.testTarget, mutant: mutant?.id, tests: tests)
+        let manifest = SuiteManifest(suite: suite.name, template: suite.template, testTarget: info.testTarget, mutant: mutant?.id)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         files["xcfleet-manifest.json"] = ((try? encoder.encode(manifest)) ?? Data()) + Data([0x0A])
@@ -219,14 +215,6 @@ public struct Renderer: Sendable {
 
     /// Where a subject's package sits in its harness (`Subject/<folder>/`).
     public static func subjectPrefix(_ subject: SubjectSpec) -> String { "Subject/\(subject.packageFolderName)/" }
-
-    /// Whether every contract id a `Class/test` name carries is claimed (a test of an unclaimed id
-    /// skips itself and is not expected to pass).
-    public static func isClaimed(_ test: String, by subject: SubjectSpec?) -> Bool {
-        guard let claims = subject?.claims else { return true }
-        let method = test.split(separator: "/").last.map(String.init) ?? test
-        return ContractID.find(in: method).allSatisfy(claims.contains)
-    }
 
     /// The team's package files: what is there, without hidden folders (`.build`, `.git`,
     /// `.swiftpm`), `DerivedData`, or anything a symbolic link leads outside the package.
@@ -254,10 +242,6 @@ public struct Renderer: Sendable {
         let allowed = suite.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-" }
         return "xcfleet-" + String(allowed)
     }
-
-    /// `Class/test` names of the XCTest methods in `source` (`SwiftTestScanner`: comments,
-    /// strings, `#if false`, private, parameterised and static methods are not tests).
-    public static func scanTests(_ source: String) -> [String] { SwiftTestScanner.tests(in: source) }
 
     /// The one generated settings file: the plan's parameters as typed Swift dictionaries. Nothing
     /// that only steers a test run (repetition, shard, mutant id) is compiled in, so repetitions and

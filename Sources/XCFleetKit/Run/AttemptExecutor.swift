@@ -52,7 +52,7 @@ struct AttemptExecutor: Sendable {
     /// outcome the scheduler needs. The job's source decides the steps; this loop only performs them.
     func execute() async -> Scheduler.AttemptOutcome { await executeForRerun().outcome }
 
-    /// `execute`, plus (for a package job) the discovered tests this attempt did not see passing:
+    /// `execute`, plus the discovered tests this attempt did not see passing:
     /// what a rerun after test failures runs again.
     func executeForRerun() async -> (outcome: Scheduler.AttemptOutcome, notPassed: [String]?) {
         let collector = EventCollector(ref: ref, log: log, secrets: log.secrets + shell.host.secrets,
@@ -87,7 +87,8 @@ struct AttemptExecutor: Sendable {
 
     /// The push step: a fresh job directory with the workspace in it. On a warm SSH host the
     /// driver's build (a cache check, usually) runs in the same round trip (`RemoteShell.prepareJob`),
-    /// and a template job's test after it (`ChainedTest`): the push then ends when the test starts.
+    /// and a template job's test listing and test after it (`ChainedTest`): the push then ends when
+    /// the listing starts.
     private func push(_ steps: DriverSteps) async -> (AttemptMachine.StepResult, createdDirectory: String?) {
         let timeouts = job.spec.timeouts
         let created = CreatedDirectory()
@@ -95,8 +96,9 @@ struct AttemptExecutor: Sendable {
         let then: @Sendable (String) throws -> ShellCommand? = chain?.command ?? { @Sendable _ in nil }
         let output: @Sendable (OutputChunk) -> Void = chain?.output ?? { @Sendable _ in }
         let shell = self.shell, job = self.job, ref = self.ref
-        // With a chained test the exec's own deadline covers both; each step's is kept by `ChainedTest`.
-        let total = timeouts.build + (chain?.test == nil ? 0 : timeouts.test)
+        // With a chained test the exec's own deadline covers build, listing and test; each part's is
+        // kept by `ChainedTest`.
+        let total = timeouts.build + (chain?.test == nil ? 0 : 2 * timeouts.test)
         let exec: @Sendable () async throws -> JobPreparation = {
             try await shell.prepareJob(jobID: ref.jobID, workspace: job.workspace, pushSeconds: timeouts.push,
                                        directoryCreated: { created.path = $0 }, then: then,
@@ -106,9 +108,9 @@ struct AttemptExecutor: Sendable {
             do { return pushed(.success(try await exec()), steps: steps, created: created) } catch { return pushed(.failure(error), steps: steps, created: created) }
         }
         test.start(exec)
-        if await test.waitForTest(), let dir = created.path {
+        if await test.waitForListing(), let dir = created.path {
             steps.use(directory: dir)
-            steps.chainedTestStarted(test)
+            steps.chainedListingStarted(test)
             return (.pushed(directory: dir), dir)
         }
         let (result, timedOut) = await test.execEnded()

@@ -13,27 +13,24 @@ public struct PlannedJob: Sendable {
         get { source.workspace }
         set { source.workspace = newValue }
     }
-    /// Tests this job runs when it is one shard of a suite (`nil`: the whole suite).
-    public var filter: [String]?
     /// Capabilities a host needs (plan `requires` + the template's own).
     public var requires: [String]
     /// Where the workspace's files came from (recorded in the event log before the job runs).
     public var sourceMap: SourceMap?
-    /// A package job's earlier test durations (`--history`), so that every shard splits the
+    /// The suite's earlier test durations (`--history`), so that every shard splits the
     /// discovered list the same way, longest first (empty: equal counts).
     public var shardDurations: [String: Double] = [:]
-    /// A package job's rerun after test failures: only these discovered tests run (nil: its part).
+    /// A rerun after test failures: only these discovered tests run (nil: its part).
     public var rerun: [String]? = nil
 
     /// `origin` nil: a package rendered from the suite's template. The driver follows the suite's
     /// destination (Xcode) or its absence (SwiftPM).
-    public init(planned: JobPlanned, spec: SuiteSpec, workspace: Workspace, filter: [String]?, requires: [String],
+    public init(planned: JobPlanned, spec: SuiteSpec, workspace: Workspace, requires: [String],
                 sourceMap: SourceMap? = nil, origin: JobSource.Origin? = nil) {
         self.planned = planned
         self.spec = spec
         self.source = JobSource(origin: origin ?? .template(spec.template), workspace: workspace,
                                 driver: spec.destination.map { .xcodebuild(destination: $0) } ?? .swiftPM)
-        self.filter = filter
         self.requires = requires
         self.sourceMap = sourceMap
     }
@@ -69,20 +66,23 @@ public struct JobPlanner: Sendable {
             }
             let requires = Array(Set(suite.requires + (TemplateInfo.named(suite.template)?.requires ?? []))).sorted()
             // Rendered once: repetitions share the package (and so the build); mutants are the
-            // gate's files with their edits.
+            // gate's files with their edits. No job plans a list of tests: each attempt discovers
+            // them in what was built and runs its shard's part (`PackageSelection`).
             let rendered = try renderer.renderGate(suite)
+            let durations = history?.durations(suite: suite.name) ?? [:]
+            let shardCount = max(1, suite.shards)
             for rep in 0..<max(1, suite.repetitions) {
-                let shardCount = max(1, min(suite.shards, rendered.manifest.tests.count))
-                let buckets = shardCount > 1 ? Sharder.split(tests: rendered.manifest.tests, durations: history?.durations(suite: suite.name) ?? [:], shards: shardCount) : [rendered.manifest.tests]
-                for (shard, tests) in buckets.enumerated() {
+                for shard in 0..<shardCount {
                     var id = suite.name
                     if suite.repetitions > 1 { id += "#r\(rep + 1)" }
                     if shardCount > 1 { id += "#s\(shard + 1)of\(shardCount)" }
                     let planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
-                                             repetition: rep, mutant: nil, expectedTests: tests,
+                                             repetition: rep, mutant: nil, expectedTests: [],
                                              contentHash: rendered.workspace.contentHash)
-                    out.append(PlannedJob(planned: planned, spec: suite, workspace: rendered.workspace,
-                                          filter: shardCount > 1 ? tests : nil, requires: requires, sourceMap: rendered.sourceMap))
+                    var job = PlannedJob(planned: planned, spec: suite, workspace: rendered.workspace, requires: requires,
+                                         sourceMap: rendered.sourceMap)
+                    job.shardDurations = durations
+                    out.append(job)
                 }
             }
             if suite.kind == .gate && (suite.mutants || forceMutants) {
@@ -90,11 +90,11 @@ public struct JobPlanner: Sendable {
                 for mutant in suite.subject?.mutants ?? mutants.filter({ $0.template == suite.template }) {
                     let variant = try renderer.variant(of: rendered, suite: suite, mutant: mutant)
                     let planned = JobPlanned(jobID: "\(suite.name)#mutant-\(mutant.id)", suite: suite.name, kind: suite.kind,
-                                             mutant: mutant.id, mutantFault: mutant.fault, expectedTests: variant.manifest.tests,
+                                             mutant: mutant.id, mutantFault: mutant.fault, expectedTests: [],
                                              contentHash: variant.workspace.contentHash)
                     var spec = suite
                     spec.retries.testFailures = 0 // a mutant's failure is the expected outcome: never rerun it
-                    out.append(PlannedJob(planned: planned, spec: spec, workspace: variant.workspace, filter: nil, requires: requires,
+                    out.append(PlannedJob(planned: planned, spec: spec, workspace: variant.workspace, requires: requires,
                                           sourceMap: variant.sourceMap))
                 }
             }
@@ -122,7 +122,7 @@ public struct JobPlanner: Sendable {
                                              repetition: rep, mutant: nil, expectedTests: [], contentHash: workspace.contentHash)
                     planned.configuration = configuration
                     // xcodebuild runs on a Mac: never offered to a host without the label.
-                    var job = PlannedJob(planned: planned, spec: suite, workspace: workspace, filter: nil,
+                    var job = PlannedJob(planned: planned, spec: suite, workspace: workspace,
                                          requires: Array(Set(suite.requires + ["platform:macos"])).sorted(), origin: .xcodeProject(project))
                     job.shardDurations = history?.durations(suite: suite.name) ?? [:]
                     out.append(job)
@@ -145,7 +145,7 @@ public struct JobPlanner: Sendable {
                 if shardCount > 1 { id += "#s\(shard + 1)of\(shardCount)" }
                 let planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
                                          repetition: rep, mutant: nil, expectedTests: [], contentHash: workspace.contentHash)
-                var job = PlannedJob(planned: planned, spec: suite, workspace: workspace, filter: nil,
+                var job = PlannedJob(planned: planned, spec: suite, workspace: workspace,
                                      requires: suite.requires.sorted(), origin: .package(package.directory))
                 job.shardDurations = history?.durations(suite: suite.name) ?? [:]
                 out.append(job)

@@ -165,7 +165,7 @@ actor RunCoordinator {
     var recoveries: [String: HostRecovery] = [:]
     /// Hosts whose probe passed, as the scheduler will know them when they join again.
     var rejoining: [String: SchedulerHost] = [:]
-    /// Package jobs' reruns after test failures: job id → the discovered tests to run again.
+    /// Reruns after test failures: job id → the discovered tests to run again.
     var reruns: [String: [String]] = [:]
     /// Which host builds or built each key (build once per fleet).
     let fleetBuilds = FleetBuilds()
@@ -184,12 +184,20 @@ actor RunCoordinator {
         self.shellFactory = shellFactory
     }
 
+    /// A job's seconds from the history: its suite's pass split over its shards (its tests are
+    /// known only once an attempt discovered them); a planned manifest's own tests when it has one.
+    static func expectedSeconds(_ job: PlannedJob, history: DurationHistory?) -> Double? {
+        guard let history else { return nil }
+        if !job.planned.expectedTests.isEmpty { return history.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests) }
+        return history.expectedSeconds(suite: job.planned.suite).map { $0 / Double(max(1, job.planned.shardCount)) }
+    }
+
     func run(jobs planned: [PlannedJob], fleet: Fleet, runID: String, history: DurationHistory?) async {
         for job in planned { jobs[job.planned.jobID] = job }
         let builds = Self.builds(for: planned, costs: BuildCostEstimate(history: history))
         let schedJobs = planned.map { job in
             SchedulerJob(id: job.planned.jobID, suite: job.planned.suite, requires: job.requires,
-                         expectedSeconds: history?.expectedSeconds(suite: job.planned.suite, tests: job.planned.expectedTests),
+                         expectedSeconds: Self.expectedSeconds(job, history: history),
                          infraRetries: job.spec.retries.infrastructure, testRetries: job.spec.retries.testFailures,
                          build: builds[job.planned.jobID])
         }
@@ -381,7 +389,7 @@ actor RunCoordinator {
                 }
                 let result = await executor.executeForRerun()
                 outcome = result.outcome
-                // A package job's rerun after test failures runs only the tests that did not pass.
+                // A rerun after test failures runs only the tests that did not pass.
                 if case .testsFailed = outcome, let notPassed = result.notPassed, !notPassed.isEmpty { self.reruns[jobID] = notPassed }
                 if let key = self.scheduledBuildKey(jobID) {
                     var built = false

@@ -1,19 +1,17 @@
 import Foundation
 
-/// The list of tests a rendered suite must run and see pass (`xcfleet-manifest.json`).
+/// What a rendered package is (`xcfleet-manifest.json`): its suite, template, test target and
+/// mutant. It lists no tests: those are discovered in what was built (docs/discovery.md).
 public struct SuiteManifest: Equatable, Codable, Sendable {
     public var suite: String
     public var template: String
     public var testTarget: String
     public var mutant: String?
-    /// `Class/testName`, in file order.
-    public var tests: [String]
 
-    package init(suite: String, template: String, testTarget: String, mutant: String? = nil, tests: [String]) {
+    package init(suite: String, template: String, testTarget: String, mutant: String? = nil) {
         self.suite = suite
         self.template = template
         self.testTarget = testTarget
         self.mutant = mutant
-        self.tests = tests
     }
 }

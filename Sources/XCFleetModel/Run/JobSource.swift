@@ -40,15 +40,9 @@ public struct JobSource: Equatable, Sendable {
         self.driver = driver
     }
 
-    /// The steps an attempt of this source runs, in order (cleanup always follows). A package lists
-    /// the tests of what was built (`discover`) before it runs them.
-    public var steps: [AttemptStep] {
-        switch origin {
-        case .package where driver == .swiftPM: return [.push, .build, .discover, .test, .collect]
-        case .xcodeProject: return [.push, .build, .discover, .test, .collect]
-        case .template, .package: return driver.steps
-        }
-    }
+    /// The steps an attempt of this source runs, in order (cleanup always follows). Every source
+    /// lists the tests of what was built (`discover`) before it runs them: that list is its manifest.
+    public var steps: [AttemptStep] { driver.steps }
 
     /// The Xcode workspace or project, for an Xcode project source.
     public var xcodeProject: XcodeProjectSuite? {
@@ -73,7 +67,7 @@ extension JobSource.Driver {
     /// The steps an attempt with this driver runs, in order (cleanup always follows).
     public var steps: [AttemptStep] {
         switch self {
-        case .swiftPM, .xcodebuild: return [.push, .build, .test, .collect]
+        case .swiftPM, .xcodebuild: return [.push, .build, .discover, .test, .collect]
         }
     }
 
@@ -99,8 +93,8 @@ public enum AttemptStep: String, Equatable, Sendable, CaseIterable {
     case push
     /// Build, or reuse a cached build of the same key (Xcode: also choose the Xcode and boot the simulator).
     case build
-    /// List the tests of what was built (`swift test list` of the built products, without a
-    /// rebuild): the attempt's manifest, logged as `testsDiscovered`. Package sources only.
+    /// List the tests of what was built (the built bundle's `--list-tests`, or `xcodebuild
+    /// -enumerate-tests`, without a rebuild): the attempt's manifest, logged as `testsDiscovered`.
     case discover
     /// Run the tests, output streamed to the parser.
     case test

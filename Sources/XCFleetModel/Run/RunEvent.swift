@@ -54,7 +54,9 @@ public struct JobPlanned: Equatable, Codable, Sendable {
     /// What the mutant breaks, in words (its `fault`): logged so that `report` rebuilds the
     /// "does not catch" reason from `events.jsonl` alone (absent in runs recorded before it was).
     public var mutantFault: String?
-    /// `Suite/test` names the manifest says this job must run and see pass.
+    /// `Suite/test` names a planned manifest says this job must run and see pass. Empty for every
+    /// job xcfleet plans now (each attempt discovers its tests in what it built); runs recorded
+    /// before discovery carry one, and are judged by it.
     public var expectedTests: [String]
     /// SHA-256 of the pushed workspace (absent in runs recorded before history existed).
     public var contentHash: String?
@@ -143,7 +145,7 @@ public struct RunEvent: Equatable, Codable, Sendable {
         case hostProvisioned(host: String, seconds: Double)
         /// The quarantine in force (written after `runStarted`; see docs/history.md, "Quarantine").
         case quarantine([QuarantineEntry])
-        /// The tests a package job's attempt found in what was built, and the part it runs (after
+        /// The tests an attempt found in what was built, and the part it runs (after
         /// the build, before the test run; absent in older runs).
         case testsDiscovered(AttemptRef, TestsDiscovered)
         /// What an attempt's collect step fetched into `attachments/` and what it left out (docs/attachments.md).

@@ -104,7 +104,7 @@ public struct AttemptReport: Equatable, Codable, Sendable {
     /// What the runner itself said (totals, xcodebuild's statements, unreadable lines, …), for the
     /// cross-check in `Verdict`; nil when it said nothing of the kind.
     public var evidence: RunnerEvidence? = nil
-    /// A package job's discovered tests and this attempt's part of them (nil for planned manifests).
+    /// The discovered tests and this attempt's part of them (nil in event logs written before discovery).
     public var discovery: TestsDiscovered? = nil
     /// What its push sent (absent in runs recorded before incremental pushes, and when the push failed).
     public var push: PushRecord? = nil

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an attempt of a package job found in what was built (the `discover` step): the list of
+/// What an attempt found in what was built (the `discover` step): the list of
 /// tests, and the part of it this attempt runs. For a job with no planned manifest it is the
 /// manifest: green means every selected test that is not disabled was seen passing.
 public struct TestsDiscovered: Equatable, Codable, Sendable {

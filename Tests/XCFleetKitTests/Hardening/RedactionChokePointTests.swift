@@ -30,6 +30,8 @@ final class RedactionChokePointTests: XCTestCase {
             .replacingOccurrences(of: "keyEquality", with: Self.nameSecret)
         XCTAssertTrue(bundleJSON.contains(Self.messageSecret) && bundleJSON.contains(Self.nameSecret))
         let shell = ScriptedShell(host: HostSpec(name: "mac-1", address: "10.0.0.5", user: "ci", labels: ["platform:macos"], slots: 1), script: [
+            // The discover step's enumeration (its file is provided below).
+            ("*-enumerate-tests", ScriptedShell.Reply()),
             ("xcodebuild -version", ScriptedShell.Reply(stdout: XcodeFixtures.versionOutput("16.4", "16F6"))),
             ("xcodebuild -list -json", ScriptedShell.Reply(stdout: "{\"workspace\":{\"name\":\"xcfleet-cache-contract\",\"schemes\":[\"CacheContract\"]}}")),
             ("xcodebuild build-for-testing", ScriptedShell.Reply()),
@@ -39,11 +41,11 @@ final class RedactionChokePointTests: XCTestCase {
             ("xcodebuild test", ScriptedShell.Reply(stdout: XcodebuildJobTests.streamedRun + "printed \(Self.messageSecret)\n", termination: .exited(65), chunkSize: 5)),
             ("xcrun xcresulttool get test-results", ScriptedShell.Reply(stdout: bundleJSON, chunkSize: 500)),
         ])
-        let manifest = SuiteManifest(suite: "cache-contract", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil, tests: [])
+        shell.provide(XcodebuildJob.enumerationName, Data(XcodebuildJobTests.enumeration.utf8))
+        let manifest = SuiteManifest(suite: "cache-contract", template: "cache-contract", testTarget: "CacheContractTests", mutant: nil)
         let spec = SuiteSpec(name: "cache-contract", template: "cache-contract", destination: "platform=macOS")
         let job = PlannedJob(planned: JobPlanned(jobID: "cache-contract", suite: spec.name, kind: .gate, expectedTests: []),
-                             spec: spec, workspace: Workspace(files: [WorkspaceFile(path: "xcfleet-manifest.json", contents: try JSONEncoder().encode(manifest))]),
-                             filter: nil, requires: [])
+                             spec: spec, workspace: Workspace(files: [WorkspaceFile(path: "xcfleet-manifest.json", contents: try JSONEncoder().encode(manifest))]), requires: [])
         let runDir = try TestPaths.temporaryDirectory("xcode-redaction")
         let log = try EventLog(directory: runDir, secrets: [Self.messageSecret, Self.nameSecret])
         let executor = AttemptExecutor(job: job, ref: AttemptRef(jobID: "cache-contract", attempt: 1), shell: shell, log: log,
@@ -125,11 +127,13 @@ extension RedactionChokePointTests {
             // `*`: the rendered command contains the text (the health check and the build cache script).
             ("*@@toolchain", ScriptedShell.Reply(stdout: "@@uname 0\nLinux x86_64\n@@toolchain 0\nSwift version 6.3.1 (swift-6.3.1-RELEASE)\n@@end\n")),
             ("*XCFLEET-BUILD", ScriptedShell.Reply(stdout: "XCFLEET-BUILD origin cold\nXCFLEET-BUILD product /w/builds/k/.build/debug/xcfleet-sPackageTests.xctest\nBuild complete!\n")),
+            // The discover step's listing of the built bundle.
+            ("*--list-tests", ScriptedShell.Reply(stdout: "CacheContractTests.MemoryKeyTests/testC1_freshEqualKeyHits\n")),
             ("", ScriptedShell.Reply(stdout: "Test Suite 'All tests' started at 2025-06-01 12:00:00.000\n" + printed, termination: .exited(0), chunkSize: 3)),
         ])
         let spec = SuiteSpec(name: "s", template: "cache-contract")
         let job = PlannedJob(planned: JobPlanned(jobID: "s", suite: "s", kind: .gate, expectedTests: []),
-                             spec: spec, workspace: Workspace(files: []), filter: nil, requires: [])
+                             spec: spec, workspace: Workspace(files: []), requires: [])
         let runDir = try TestPaths.temporaryDirectory("rawlog-redaction")
         let log = try EventLog(directory: runDir, secrets: [planSecret])
         let logs = runDir.appendingPathComponent("logs")

@@ -64,7 +64,7 @@ final class SafePathTests: XCTestCase {
         try Data("keep me".utf8).write(to: precious)
         let out = victim.appendingPathComponent("out")
         let workspace = Workspace(files: [WorkspaceFile(path: "Package.swift", contents: Data("// x\n".utf8))])
-        let manifest = SuiteManifest(suite: "..", template: "cache-contract", testTarget: "T", mutant: nil, tests: [])
+        let manifest = SuiteManifest(suite: "..", template: "cache-contract", testTarget: "T", mutant: nil)
         for name in ["..", ".", "a/../..", ""] {
             let rendered = RenderedSuite(workspace: workspace, manifest: manifest, directoryName: name)
             XCTAssertThrowsError(try RenderOutput(directory: out).write(rendered), name)
