@@ -10,7 +10,7 @@
 # Shard 2's output streams; shard 1's follows it. Exit status: the first failing process's.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-compiling='^[A-Za-z0-9_]+\.(PackageSuiteRunTests|LargeRepositoryRunTests|QuarantineEndToEndTests|SubjectContractRunTests|SourceLocationRunTests|BuildCacheTests|BuildSharingEndToEndTests|EndToEndTests)/'
+compiling='^[A-Za-z0-9_]+\.(PackageSuiteRunTests|TemplateDiscoveryRunTests|TemplateDiscoverySSHRunTests|LargeRepositoryRunTests|QuarantineEndToEndTests|SubjectContractRunTests|SourceLocationRunTests|BuildCacheTests|BuildSharingEndToEndTests|EndToEndTests)/'
 tmp=$(mktemp -d -t xcfleet-test-XXXX)
 trap 'rm -rf "$tmp"' EXIT
 if [ "${XCFLEET_TEST_SHARDS:-2}" = 1 ]; then
