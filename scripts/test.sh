@@ -20,11 +20,11 @@ bash scripts/check-combine-subject.sh Examples/AppFeed/Plans/app-feed-combine-co
 bash scripts/xctest-shards.sh; status=$?
 # Every libFuzzer target (docs/fuzzing.md): a crash, sanitizer report, hang or harness invariant
 # fails the run. The seed and the number of inputs per target are fixed, so the test command tries
-# the same inputs on every machine and a red here comes from the change under test (about 25 s per
-# target on CI; FUZZ_SECONDS, 30 s here, caps a slow machine). Open-ended search: `scripts/fuzz.sh` (new seed).
-export FUZZ_RUNS_plan=120000 FUZZ_RUNS_fleet=80000 FUZZ_RUNS_parser=90000 FUZZ_RUNS_reports=1000 \
-       FUZZ_RUNS_knownhosts=100000 FUZZ_RUNS_xcresult=120000 FUZZ_RUNS_quarantine=25000 \
-       FUZZ_RUNS_historyurl=70000 FUZZ_RUNS_historydb=2500 FUZZ_RUNS_processrecords=150000 \
-       FUZZ_RUNS_discovery=100000
+# the same inputs on every machine and a red here comes from the change under test (about 20 s per
+# target on a 2-core machine; FUZZ_SECONDS, 30 s here, caps a slow machine). Open-ended search: `scripts/fuzz.sh` (new seed).
+export FUZZ_RUNS_plan=80000 FUZZ_RUNS_fleet=60000 FUZZ_RUNS_parser=60000 FUZZ_RUNS_reports=600 \
+       FUZZ_RUNS_knownhosts=45000 FUZZ_RUNS_xcresult=80000 FUZZ_RUNS_quarantine=17000 \
+       FUZZ_RUNS_historyurl=50000 FUZZ_RUNS_historydb=1700 FUZZ_RUNS_processrecords=100000 \
+       FUZZ_RUNS_discovery=60000
 FUZZ_SEED="${FUZZ_SEED:-1}" FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh || { echo "test.sh: fuzzing failed (see above; docs/fuzzing.md)"; status=1; }
 exit "$status"
