@@ -16,12 +16,6 @@ final class TemplateDiscoveryRunTests: XCTestCase {
         runs = dir.appendingPathComponent("runs")
     }
 
-    private func template(_ name: String, _ file: String, _ source: String) throws {
-        let folder = dir.appendingPathComponent("templates/\(name)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data(source.utf8).write(to: folder.appendingPathComponent(file))
-    }
-
     private func run(_ plan: String) throws -> (CommandResult, RunReport) {
         let path = dir.appendingPathComponent("plan.json")
         try Data(plan.utf8).write(to: path)
@@ -36,33 +30,7 @@ final class TemplateDiscoveryRunTests: XCTestCase {
     }
 
     func testTheManifestIsWhatTheBuiltPackageListsAndAnEmptyListIsRed() throws {
-        try template("my-tests", "MineTests.swift", """
-        import XCTest
-        import Testing
-
-        final class MineTests: XCTestCase {
-            func testOne() { XCTAssertEqual(1 + 1, 2) }
-            func testSkipped() throws { throw XCTSkip("not on this host") }
-            #if false
-            func testGhost() { XCTFail("never compiled") }
-            #endif
-            /* func testCommented() {} */
-        }
-
-        @Test func adds() { #expect(1 + 1 == 2) }
-        @Test(.disabled("later")) func later() {}
-
-        """)
-        try template("no-tests", "NoTests.swift", """
-        import XCTest
-
-        final class NoTests: XCTestCase {
-            #if false
-            func testGhost() {}
-            #endif
-        }
-
-        """)
+        try TemplateDiscoveryFixture.write(into: dir.appendingPathComponent("templates"))
         let (result, report) = try run(#"""
         {"name": "discovery", "suites": [{"name": "mine", "template": "my-tests", "shards": 2},
                                          {"name": "empty", "template": "no-tests"}]}
@@ -92,4 +60,46 @@ final class TemplateDiscoveryRunTests: XCTestCase {
         XCTAssertTrue(empty.reasons.contains { $0.contains("test discovery: the built products list no tests") }, "\(empty.reasons)")
         XCTAssertTrue(result.stdout.contains("test discovery"), result.stdout)
     }
+}
+
+/// The two team templates both discovery tests run (locally and over SSH): `my-tests`, whose
+/// built package lists `testOne`, `testSkipped`, `adds()` and `later()` (not the test inside
+/// `#if false` nor the one in a comment), and `no-tests`, whose only test is inside `#if false`.
+enum TemplateDiscoveryFixture {
+    static func write(into templates: URL) throws {
+        for (name, file, source) in [("my-tests", "MineTests.swift", mine), ("no-tests", "NoTests.swift", none)] {
+            let folder = templates.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(source.utf8).write(to: folder.appendingPathComponent(file))
+        }
+    }
+
+    static let mine = """
+        import XCTest
+        import Testing
+
+        final class MineTests: XCTestCase {
+            func testOne() { XCTAssertEqual(1 + 1, 2) }
+            func testSkipped() throws { throw XCTSkip("not on this host") }
+            #if false
+            func testGhost() { XCTFail("never compiled") }
+            #endif
+            /* func testCommented() {} */
+        }
+
+        @Test func adds() { #expect(1 + 1 == 2) }
+        @Test(.disabled("later")) func later() {}
+
+        """
+
+    static let none = """
+        import XCTest
+
+        final class NoTests: XCTestCase {
+            #if false
+            func testGhost() {}
+            #endif
+        }
+
+        """
 }

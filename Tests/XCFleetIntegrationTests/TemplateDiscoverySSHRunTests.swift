@@ -17,12 +17,6 @@ final class TemplateDiscoverySSHRunTests: XCTestCase {
         dir = try TestPaths.temporaryDirectory("template-discovery-ssh")
     }
 
-    private func template(_ name: String, _ file: String, _ source: String) throws {
-        let folder = dir.appendingPathComponent("templates/\(name)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data(source.utf8).write(to: folder.appendingPathComponent(file))
-    }
-
     private func fleet() throws -> String {
         let h = hosts[0]
         let path = dir.appendingPathComponent("fleet.json").path
@@ -37,32 +31,7 @@ final class TemplateDiscoverySSHRunTests: XCTestCase {
     }
 
     func testTheChainedListingIsTheManifestAndAChainedEmptyListingIsRed() throws {
-        try template("my-tests", "MineTests.swift", """
-        import XCTest
-        import Testing
-
-        final class MineTests: XCTestCase {
-            func testOne() { XCTAssertEqual(1 + 1, 2) }
-            func testSkipped() throws { throw XCTSkip("not on this host") }
-            #if false
-            func testGhost() { XCTFail("never compiled") }
-            #endif
-        }
-
-        @Test func adds() { #expect(1 + 1 == 2) }
-        @Test(.disabled("later")) func later() {}
-
-        """)
-        try template("no-tests", "NoTests.swift", """
-        import XCTest
-
-        final class NoTests: XCTestCase {
-            #if false
-            func testGhost() {}
-            #endif
-        }
-
-        """)
+        try TemplateDiscoveryFixture.write(into: dir.appendingPathComponent("templates"))
         let plan = dir.appendingPathComponent("plan.json")
         try Data(#"""
         {"name": "discovery-ssh", "suites": [{"name": "mine", "template": "my-tests"}, {"name": "empty", "template": "no-tests"}]}
