@@ -1,10 +1,11 @@
 import Foundation
+import XCFleetBasics
 import XCFleetModel
 
 /// Renders a `RunComparison` as JSON, Markdown, or HTML (a section for report.html or a page).
 public enum RunComparisonRenderer {
     public static func json(_ c: RunComparison) throws -> Data {
-        try JSONReportRenderer.encoder().encode(c)
+        try SortedJSONEncoder().encode(c)
     }
 
     public static func markdown(_ c: RunComparison) -> String {
