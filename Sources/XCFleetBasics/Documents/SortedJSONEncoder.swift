@@ -106,6 +106,9 @@ struct SortedJSONState {
     private var entryStarts: [Int] = []
     private var scratch: [UInt8] = []
     private var order: [Int] = []
+    private var spanStarts: [Int] = []
+    private var spanEnds: [Int] = []
+    private var offsets: [Int] = []
 
     /// Deeper than Foundation's writer allows (512): let it throw its error.
     private static let maximumDepth = 500
@@ -249,17 +252,48 @@ struct SortedJSONState {
         for i in 1..<n where !Self.precedes(keys[first + order[i - 1]], keys[first + order[i]]) {
             throw SortedJSONFallback() // a key written twice: Foundation keeps the last value
         }
+        // Entry `i` spans `entryStarts[first + i] ..< end(i)`, a `,\n` between entries. The largest
+        // (a report's test list) is moved once, in place; the others go through `scratch`.
         let start = entryStarts[first]
+        spanStarts.removeAll(keepingCapacity: true)
+        spanStarts.append(contentsOf: entryStarts[first...])
+        spanEnds.removeAll(keepingCapacity: true)
+        for i in 0..<n { spanEnds.append(i + 1 < n ? spanStarts[i + 1] - 2 : bytes.count) }
+        let starts = spanStarts, ends = spanEnds
+        func end(_ i: Int) -> Int { ends[i] }
+        var largest = 0
+        for i in 1..<n where end(i) - starts[i] > end(largest) - starts[largest] { largest = i }
         scratch.removeAll(keepingCapacity: true)
-        for (k, i) in order.enumerated() {
-            if k > 0 { scratch.append(0x2C); scratch.append(0x0A) }
-            let end = i + 1 < n ? entryStarts[first + i + 1] - 2 : bytes.count
-            scratch.append(contentsOf: bytes[entryStarts[first + i]..<end])
+        for i in 0..<n where i != largest { scratch.append(contentsOf: bytes[starts[i]..<end(i)]) }
+        offsets.removeAll(keepingCapacity: true)
+        var o = 0
+        for i in 0..<n {
+            offsets.append(o)
+            if i != largest { o += end(i) - starts[i] }
         }
-        let count = scratch.count
-        scratch.withUnsafeBufferPointer { s in
-            bytes.withUnsafeMutableBufferPointer { b in
-                (b.baseAddress! + start).update(from: s.baseAddress!, count: count)
+        let offsets = self.offsets
+        var target = start, largestTarget = start
+        for i in order {
+            if i == largest { largestTarget = target }
+            target += end(i) - starts[i] + 2
+        }
+        bytes.withUnsafeMutableBufferPointer { b in
+            scratch.withUnsafeBufferPointer { s in
+                let base = b.baseAddress!
+                let from = starts[largest]
+                if from != largestTarget { memmove(base + largestTarget, base + from, end(largest) - from) }
+                // The others, from `scratch` (in their original order there) to their places around it.
+                var at = start
+                for (k, i) in order.enumerated() {
+                    if k > 0 {
+                        base[at] = 0x2C
+                        base[at + 1] = 0x0A
+                        at += 2
+                    }
+                    let size = end(i) - starts[i]
+                    if i != largest { (base + at).update(from: s.baseAddress! + offsets[i], count: size) }
+                    at += size
+                }
             }
         }
     }
