@@ -64,26 +64,29 @@ public enum PushCacheScript {
     /// Not warm, with a chained command: the chain stopped.
     public static let notWarmStatus: Int32 = 3
 
-    package static let script = WorkRootSafety.shellFunctions + "xcf_push_perl=" + ShellQuote.quote(HostScriptSource.pushBlobsPerl) + "\n\n"
-        + HostScriptSource.pushCache
+    package static let script = WorkRootSafety.shellFunctions + HostScriptSource.pushCache
 
-    /// `sh -c SCRIPT sh check ROOT DIR NEW MAX THEN`, reading `checkInput` on stdin.
+    /// What every push command's stdin starts with: `push-blobs.pl` (its size is an argument).
+    public static let scriptInput = Array(HostScriptSource.pushBlobsPerl.utf8)
+    private static let size = String(scriptInput.count)
+
+    /// `sh -c SCRIPT sh check ROOT DIR NEW MAX THEN SIZE`, reading `scriptInput`, then `checkInput`, on stdin.
     /// `createDirectory`: make `directory` first (it must not exist); `chained`: a command follows
     /// on the same line (exit 3 unless warm); `limits`: bound the store after blobs sent ahead.
     public static func check(workRoot: String, directory: String, createDirectory: Bool, chained: Bool, limits: CacheLimits? = nil) -> ShellCommand {
         ShellCommand(["sh", "-c", script, "sh", "check", workRoot, directory, createDirectory ? "1" : "0",
-                      String(limits?.maxBytes ?? 0), chained ? "1" : "0"])
+                      String(limits?.maxBytes ?? 0), chained ? "1" : "0", size])
     }
 
-    /// `sh -c SCRIPT sh fill ROOT DIR 0 MAX 0`, reading `fillInput` on stdin.
+    /// `sh -c SCRIPT sh fill ROOT DIR 0 MAX 0 SIZE`, reading `scriptInput`, then `fillInput`, on stdin.
     public static func fill(workRoot: String, directory: String, limits: CacheLimits) -> ShellCommand {
-        ShellCommand(["sh", "-c", script, "sh", "fill", workRoot, directory, "0", String(limits.maxBytes), "0"])
+        ShellCommand(["sh", "-c", script, "sh", "fill", workRoot, directory, "0", String(limits.maxBytes), "0", size])
     }
 
-    /// `sh -c SCRIPT sh keep ROOT DIR 0 SLOTS 0` (cleanup): `directory` becomes a free tree when its
+    /// `sh -c SCRIPT sh keep ROOT DIR 0 SLOTS 0 SIZE` (cleanup; stdin: `scriptInput`): `directory` becomes a free tree when its
     /// push recorded one; at most `trees` free trees stay. Exit 1: not kept (the caller removes it).
     public static func keep(workRoot: String, directory: String, trees: Int) -> ShellCommand {
-        ShellCommand(["sh", "-c", script, "sh", "keep", workRoot, directory, "0", String(max(1, trees)), "0"])
+        ShellCommand(["sh", "-c", script, "sh", "keep", workRoot, directory, "0", String(max(1, trees)), "0", size])
     }
 
     /// One push's file list and what the host answered.
@@ -114,7 +117,8 @@ public enum PushCacheScript {
         /// What a check sends: the list (or a diff), the blobs sent ahead and how many files use them.
         public struct CheckInput: Sendable {
             public var chunks: [[UInt8]]
-            public var bytes: Int { chunks.reduce(0) { $0 + $1.count } }
+            /// Bytes of the list and contents (the script in front of them is not counted, as a command line is not).
+            public var bytes: Int { chunks.reduce(0) { $0 + $1.count } - PushCacheScript.scriptInput.count }
             /// Files whose contents are in the input (a diff sends the contents its base lacks).
             public var filesAhead: Int
             public var isDiff: Bool
@@ -125,7 +129,7 @@ public enum PushCacheScript {
         /// them) only what differs from it is listed, and the contents the base lacks follow.
         public func checkInput(trees: [Tree], base: [String: (hash: String, executable: Bool)]?) -> CheckInput {
             var head = trees.map { "XCFLEET-TREE \($0.id) \($0.digest)\n" }.joined()
-            guard let base, !trees.isEmpty else { return CheckInput(chunks: [Array(head.utf8) + manifestInput], filesAhead: 0, isDiff: false) }
+            guard let base, !trees.isEmpty else { return CheckInput(chunks: [PushCacheScript.scriptInput + Array(head.utf8) + manifestInput], filesAhead: 0, isDiff: false) }
             head += "XCFLEET-DIFF\n"
             let known = Set(base.values.map(\.hash))
             var ahead: [String] = []
@@ -139,7 +143,7 @@ public enum PushCacheScript {
             }
             for p in base.keys.sorted() where !paths.contains(p) { head += "- \(p)\n" }
             var chunks = fillInput(ahead, lines: false)
-            chunks.insert(Array((head + "\n").utf8), at: 0)
+            chunks.insert(PushCacheScript.scriptInput + Array((head + "\n").utf8), at: 0)
             return CheckInput(chunks: chunks, filesAhead: sent(ahead).files, isDiff: true)
         }
 
@@ -152,13 +156,13 @@ public enum PushCacheScript {
             return hashes.filter { seen.insert($0).inserted }
         }
 
-        /// The fill's stdin as chunks of about `chunkBytes`: the lines of the files that use
+        /// The fill's stdin as chunks of about `chunkBytes` (after `scriptInput`): the lines of the files that use
         /// `missing`, an empty line, then `SHA256 SIZE\n` and the contents of each missing blob.
         /// `lines: false`: the blobs only (what a check sends ahead, after its own list).
         public func fillInput(_ missing: [String], lines: Bool = true, chunkBytes: Int = 256 << 10) -> [[UInt8]] {
             let wanted = Set(missing)
             var chunks: [[UInt8]] = []
-            var current = lines ? Array((entries.filter { wanted.contains($0.hash) }.map(Self.line).joined() + "\n").utf8) : []
+            var current = lines ? PushCacheScript.scriptInput + Array((entries.filter { wanted.contains($0.hash) }.map(Self.line).joined() + "\n").utf8) : []
             func add(_ bytes: some Collection<UInt8>) {
                 current += bytes
                 if current.count >= chunkBytes {

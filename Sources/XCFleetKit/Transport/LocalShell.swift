@@ -43,7 +43,7 @@ public struct LocalShell: RemoteShell {
         let line = BlobPush.filledLine(filled.1)
         try BlobPush.checkFill(status: filled.0, filled: line != nil, stderr: filled.2, host: host.name, directory: directory)
         try await BlobPush.filled(line, plan: plan, host: host)
-        return .pushed(bytes: sent.bytes + input.reduce(0) { $0 + $1.count }, files: plan.sent(missing).files + sent.filesAhead)
+        return .pushed(bytes: sent.bytes + input.reduce(0) { $0 + $1.count } - PushCacheScript.scriptInput.count, files: plan.sent(missing).files + sent.filesAhead)
     }
 
     /// `finish`, then the job directory is kept as a free tree for the next push
@@ -54,7 +54,7 @@ public struct LocalShell: RemoteShell {
         let jobs = URL(fileURLWithPath: host.workRoot).appendingPathComponent("jobs").path
         if SafePath.isStrictlyInside(directory, parent: jobs) {
             let keep = PushCacheScript.keep(workRoot: host.workRoot, directory: directory, trees: host.slots)
-            if try await runScript(keep, stdin: [], seconds: deadlines.total).0 == .exited(0) { return termination }
+            if try await runScript(keep, stdin: [PushCacheScript.scriptInput], seconds: deadlines.total).0 == .exited(0) { return termination }
         }
         try await removeJobDirectory(directory)
         return termination

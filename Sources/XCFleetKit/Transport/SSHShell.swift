@@ -187,7 +187,7 @@ public final class SSHShell: RemoteShell {
         try BlobPush.checkFill(status: ended, filled: PushCacheScript.starts(filled.firstLine, with: PushCacheScript.filledLine),
                                stderr: filled.stderrTail, host: host.name, directory: dir)
         try await BlobPush.filled(filled.firstLine, plan: plan, host: host)
-        return JobPreparation(directory: dir, push: .pushed(bytes: sent.bytes + source.bytesSent, files: plan.sent(missing).files + sent.filesAhead),
+        return JobPreparation(directory: dir, push: .pushed(bytes: sent.bytes + source.bytesSent - PushCacheScript.scriptInput.count, files: plan.sent(missing).files + sent.filesAhead),
                               chained: ended)
     }
 
@@ -222,7 +222,7 @@ public final class SSHShell: RemoteShell {
         let line = BlobPush.filledLine(r.stdout)
         try BlobPush.checkFill(status: Self.termination(r.result), filled: line != nil, stderr: r.stderr, host: host.name, directory: directory)
         try await BlobPush.filled(line, plan: plan, host: host)
-        return .pushed(bytes: alreadySent.bytes + source.bytesSent, files: plan.sent(missing).files + alreadySent.filesAhead)
+        return .pushed(bytes: alreadySent.bytes + source.bytesSent - PushCacheScript.scriptInput.count, files: plan.sent(missing).files + alreadySent.filesAhead)
     }
 
     static func termination(_ r: SSHExitResult) -> CommandTermination {
@@ -316,8 +316,8 @@ public final class SSHShell: RemoteShell {
                                             output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         try checkJobDirectory(directory)
         let keep = ShellQuote.join(PushCacheScript.keep(workRoot: host.workRoot, directory: directory, trees: host.slots).arguments)
-        let line = ShellQuote.join(finish.arguments) + "; s=$?; " + keep + " 2>/dev/null || rm -rf -- \(ShellQuote.quote(directory)) || exit 125; exit $s"
-        let termination = try await runLine(line, deadlines: deadlines, output: output)
+        let line = ShellQuote.join(finish.arguments) + " </dev/null; s=$?; " + keep + " 2>/dev/null || rm -rf -- \(ShellQuote.quote(directory)) || exit 125; exit $s"
+        let termination = try await runLine(line, stdin: .bytes(PushCacheScript.scriptInput), deadlines: deadlines, output: output)
         if termination == .exited(125) {
             throw RemoteShellError(.cleanup, host: host.name, "cannot remove \(directory)")
         }
