@@ -116,7 +116,19 @@ final class KeptTreePushTests: XCTestCase {
             try await finish(shell, try await Self.prepare(shell, a).directory)
             XCTAssertEqual(trees(shell).count, 1, "\(shell.host.name): cleanup kept the job directory")
         }
-        // Older than the manifest by more than the clock's resolution: their stamps alone vouch for them.
+        // Pushed again later: the files are older than this manifest by more than the clock's
+        // resolution, so their stamps alone vouch for them (they are not read).
+        try await Task.sleep(nanoseconds: 2_200_000_000)
+        for shell in shells {
+            let again = try await Self.prepare(shell, a)
+            XCTAssertEqual(again.push, .unchanged)
+            try await finish(shell, again.directory)
+        }
+        // On the last host a change is made now and hidden later, when it is no longer racy: its new
+        // stamp written into the manifest.
+        let hiddenFile = shells[2].host.workRoot + "/.cache/trees/" + trees(shells[2])[0] + "/Sources/M2/F12.swift"
+        let hiddenBefore = Self.stampField(hiddenFile.replacingOccurrences(of: "/Sources/M2/F12.swift", with: ".manifest"), path: "Sources/M2/F12.swift")
+        try rewriteKeepingMtime(hiddenFile)
         try await Task.sleep(nanoseconds: 2_200_000_000)
         let want = try await reference(b)
         for (i, shell) in shells.enumerated() {
@@ -126,13 +138,9 @@ final class KeptTreePushTests: XCTestCase {
             let tree = shell.host.workRoot + "/.cache/trees/" + trees(shell)[0]
             try tamper(tree, outside: outside)
             if i == 2 {
-                // A change hidden by writing its new stamp into the manifest.
-                let f = tree + "/Sources/M2/F12.swift"
                 let manifest = tree + ".manifest"
-                let before = Self.stampField(manifest, path: "Sources/M2/F12.swift")
-                try rewriteKeepingMtime(f)
                 let text = try String(contentsOfFile: manifest, encoding: .utf8)
-                let hidden = text.replacingOccurrences(of: before, with: try Self.perlStamp(f))
+                let hidden = text.replacingOccurrences(of: hiddenBefore, with: try Self.perlStamp(hiddenFile))
                 XCTAssertNotEqual(hidden, text)
                 try hidden.write(toFile: manifest, atomically: false, encoding: .utf8)
             }
