@@ -101,6 +101,9 @@ final class XcodeCachedBuildTests: XCTestCase {
 
         func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
                  output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+            if let ended = try await ScriptedShell.eachSelectionRun(command, { try await self.run($0, in: directory, deadlines: deadlines, output: output) }) {
+                return ended
+            }
             let line = XcodeCommandLine.render(command)
             lock.withLock { ranStore.append(line) }
             if command.arguments.first == "sh" || command.arguments.first == "ls" {

@@ -156,7 +156,7 @@ extension XcodebuildJob {
     /// wedge marker in its output with a simulator is a wedged simulator (retried elsewhere).
     func runTests(_ command: ShellCommand, _ session: Session, output: @escaping @Sendable (OutputChunk) -> Void,
                   progress: @escaping @Sendable (Progress) -> Void) async -> AttemptMachine.StepResult {
-        progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
+        progress(.note("\(hostName): \(XcodeProjectCommands.display(command))"))
         let watcher = session.watcher
         do {
             session.outcome.terminationPhase = .test
