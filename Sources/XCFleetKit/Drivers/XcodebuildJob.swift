@@ -175,6 +175,11 @@ public struct XcodebuildJob: Sendable {
     public var cache: XcodeCachedBuild?
     /// Called when this attempt's build takes the host's build lock (it compiles: no cached build).
     public var buildStarted: (@Sendable () -> Void)?
+    /// Build once per fleet (with `cache`): before the cache script, receive the key from another
+    /// host of the class; returns the product digest now recorded for this host, nil to build here.
+    var receiveBuild: (@Sendable (BuildKey, _ identity: String) async -> String?)?
+    /// The cache script ended: the product digest of the build (nil: no build came of it).
+    var buildEnded: (@Sendable (BuildKey, _ product: String?) -> Void)?
 
     public init(shell: any RemoteShell, directory: String, input: Input, deadlines: Deadlines, cache: XcodeCachedBuild? = nil) {
         self.shell = shell
