@@ -38,7 +38,7 @@ public enum BuildCacheScript {
         /// `BuildKey.toolchainDigest` of the host's identity: bases of another toolchain are never used.
         public var toolchainDigest: String
         /// The test product, relative to the package root, a shell glob matching one path
-        /// (`.build/debug/*PackageTests.xctest`; on Xcode hosts e.g. `DerivedData/Build/Products/*.xctestrun`).
+        /// (`.build/debug/*PackageTests.xctest`; on Xcode hosts the products folder `DerivedData/Build/Products`).
         public var productGlob: String
         /// `BuildKey.sourceManifest` of the workspace. Only its digest is on the command line
         /// (`BuildKey.sourcesDigest`): the script lists and hashes the job directory's files and

@@ -84,19 +84,23 @@ final class XcodeBuildRelayTests: XCTestCase {
         return out
     }
 
+    private func refused(_ relay: BuildRelay, _ source: SSHShell, _ target: SSHShell, because why: String) async throws {
+        do {
+            _ = try await relay.run(from: source, to: target, deadlines: CommandDeadlines(total: 120, silence: 120))
+            XCTFail("relayed, but should be refused: \(why)")
+        } catch let e as BuildRelayError {
+            XCTAssertTrue(e.description.contains(why), e.description)
+        }
+    }
+
     func testAnXcodeProductsFolderIsRelayedVerifiedAndUsedWithoutABuild() async throws {
-        let hosts = try TestHosts.hosts()
-        guard hosts.count >= 2 else { throw XCTSkip("two sshd test hosts are needed") }
         _ = try TestPaths.shared("fixtures/discovery")
         let dir = try TestPaths.temporaryDirectory("xcode-relay")
         defer { try? FileManager.default.removeItem(at: dir) }
-        var a = hosts[0].spec, b = hosts[1].spec
-        a.workRoot = try workRoot(dir.appendingPathComponent("mac-a").path)
-        b.workRoot = try workRoot(dir.appendingPathComponent("mac-b").path)
-        let timeouts = PhaseTimeouts(connect: 10, push: 30, cleanup: 10)
-        let source = try await SSHShell.connect(a, timeouts: timeouts)
-        let target = try await SSHShell.connect(b, timeouts: timeouts)
+        let source = try await TestHosts.shell(0, workRoot: try workRoot(dir.appendingPathComponent("mac-a").path))
+        let target = try await TestHosts.shell(1, workRoot: try workRoot(dir.appendingPathComponent("mac-b").path))
         defer { Task { await source.close(); await target.close() } }
+        let a = source.host, b = target.host
 
         let ws = try workspace()
         let cache = XcodeCachedBuild(workspace: ws, workRoot: b.workRoot, limits: CacheLimits(), jobDirectory: "")
@@ -118,12 +122,7 @@ final class XcodeBuildRelayTests: XCTestCase {
         let app = products + "/Debug-iphoneos/FakeCounterApp.app/FakeCounterApp"
         let original = try Data(contentsOf: URL(fileURLWithPath: app))
         try Data("tampered\n".utf8).write(to: URL(fileURLWithPath: app))
-        do {
-            _ = try await relay(digest).run(from: source, to: target, deadlines: deadlines)
-            XCTFail("a tampered product was installed")
-        } catch let e as BuildRelayError {
-            XCTAssertTrue(e.description.contains("the test product differs from the SHA-256 xcfleet recorded"), e.description)
-        }
+        try await refused(relay(digest), source, target, because: "the test product differs from the SHA-256 xcfleet recorded")
         XCTAssertFalse(FileManager.default.fileExists(atPath: installed))
         try original.write(to: URL(fileURLWithPath: app))
 
@@ -161,12 +160,7 @@ final class XcodeBuildRelayTests: XCTestCase {
         // carries regular files only, so it is refused before anything is sent.
         try FileManager.default.createSymbolicLink(atPath: products + "/Debug-iphoneos/Current", withDestinationPath: "FakeCounterApp.app")
         try FileManager.default.removeItem(atPath: installed)
-        do {
-            _ = try await relay(digest).run(from: source, to: target, deadlines: deadlines)
-            XCTFail("a product with a symbolic link was relayed")
-        } catch let e as BuildRelayError {
-            XCTAssertTrue(e.description.contains("symbolic link (DerivedData/Build/Products/Debug-iphoneos/Current)"), e.description)
-        }
+        try await refused(relay(digest), source, target, because: "symbolic link (DerivedData/Build/Products/Debug-iphoneos/Current)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: installed))
     }
 }
