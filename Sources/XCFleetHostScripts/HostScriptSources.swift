@@ -118,18 +118,17 @@ for m in "$b"/*/.xcfleet-build; do
   [ ${#k} -eq 64 ] || continue
   [ -n "$(trusted "$k")" ] || ! printf '%s\n' "$before" | grep -qxF "$k" || continue
   d=$(sed -n '/^--$/,$p' "$m" | sed 1d | LC_ALL=C sort | LC_ALL=C comm -13 - "$b/.want.$$" | wc -l)
-  if [ "$d" -lt "$bestd" ]; then bestd=$d; best=$(basename "$(dirname "$m")"); fi
+  [ "$d" -lt "$bestd" ] || continue
+  # A base holding this job's product that is not what xcfleet recorded is not built upon (the
+  # product would be carried over when nothing it is made from changed); the next nearest may be.
+  # A base finished by another builder while this one waited (xcfleet recorded it after this
+  # command was made) is held to its marker's product instead.
+  recorded=$(trusted "$k"); [ -n "$recorded" ] || recorded=$(sed -n 's/^product=//p' "$m")
+  [ -n "$recorded" ] || continue
+  if xcf_has_product "$b/$k" && [ "$(xcf_product_hash "$b/$k")" != "$recorded" ]; then continue; fi
+  bestd=$d; best=$k
 done
 rm -f "$b/.want.$$"
-# A base holding this job's product that is not what xcfleet recorded is not built upon (the
-# product would be carried over when nothing it is made from changed). A base finished by another
-# builder while this one waited (xcfleet recorded it after this command was made) is held to its
-# marker's product instead.
-if [ -n "$best" ]; then
-  recorded=$(trusted "$best"); [ -n "$recorded" ] || recorded=$(sed -n 's/^product=//p' "$b/$best/.xcfleet-build")
-  if [ -z "$recorded" ]; then best=""
-  elif xcf_has_product "$b/$best" && [ "$(xcf_product_hash "$b/$best")" != "$recorded" ]; then best=""; fi
-fi
 origin=cold
 if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 2>/dev/null || { xcf_rm "$s"; cp -Rp "$b/$best" "$s"; }; else cp -a "$b/$best" "$s"; fi; }; then
   origin="incremental $best"

@@ -313,6 +313,14 @@ final class BuildCacheTests: XCTestCase {
         XCTAssertEqual(waiter.record?.base, built.key.hex)
         let late = try await Self.build(Self.tiny("late"), root: root, command: slow, trust: BuildTrust())
         XCTAssertEqual(late.record?.origin, .cold, "builds there before it started, and not recorded: no base")
+        // The nearest base's record is not its product (an older build of that key, e.g. in the
+        // history): not built upon, and the next nearest is.
+        let stale = BuildTrust([.init(host: root.path, key: waiter.key.hex, product: String(repeating: "0", count: 64)),
+                                .init(host: root.path, key: built.key.hex, product: built.record?.product ?? "")])
+        let near = Workspace(files: Self.tiny("waiter").files + [WorkspaceFile(path: "Sources/c.swift", contents: Data("let c = 1\n".utf8))])
+        let next = try await Self.build(near, root: root, command: slow, trust: stale)
+        XCTAssertEqual(next.record?.origin, .incremental, next.output)
+        XCTAssertEqual(next.record?.base, built.key.hex, "the nearest one's product is not the recorded one")
     }
 
     /// A builder killed mid-build leaves `.stage` without a marker: never used; the next builder
