@@ -5,6 +5,7 @@
 #   FUZZ_SECONDS=3600 FUZZ_JOBS=2 scripts/fuzz.sh parser   a longer session (docs/fuzzing.md)
 #   scripts/fuzz.sh --build-only
 #   FUZZ_SEED=N scripts/fuzz.sh     a fixed libFuzzer seed (0 or unset: a new seed each run)
+#   FUZZ_LANES=N                    targets linked and run N at a time (default: one per core)
 #   FUZZ_RUNS_<target>=N            stop a target after N inputs (FUZZ_SECONDS stays the cap):
 #                                   with a fixed seed, the same inputs on every machine (test.sh)
 # The package's own `swift build` is not involved: the library modules are compiled here by
@@ -56,29 +57,39 @@ done
 archives=(); for ((i=${#layers[@]}-1; i>=0; i--)); do archives+=("$out/lib${layers[$i]}.a"); done
 for t in "${targets[@]}"; do
     [ -f "fuzz/Targets/$t.swift" ] || { echo "fuzz: no target '$t' (have: ${all_targets[*]})"; exit 2; }
-    echo "fuzz: linking $t"
-    # The harness (with its markup checkers) is optimised: it is small, and otherwise dominates the reports target.
-    swiftc "${flags[@]}" -O -module-name "fuzz_$t" fuzz/Support/*.swift "fuzz/Targets/$t.swift" \
-        "${archives[@]}" -lssh2 -lsqlite3 -lpq -o "$out/fuzz-$t" 2>&1 | grep -v "Cannot export local symbol" ; [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $t failed to link"; exit 1; }
 done
+link() { # target: the harness (with its markup checkers) is optimised: it is small, and otherwise dominates the reports target
+    swiftc "${flags[@]}" -O -module-name "fuzz_$1" fuzz/Support/*.swift "fuzz/Targets/$1.swift" \
+        "${archives[@]}" -lssh2 -lsqlite3 -lpq -o "$out/fuzz-$1" 2>&1 | grep -v "Cannot export local symbol" ; [ "${PIPESTATUS[0]}" -eq 0 ]
+}
+# Targets link and run `lanes` at a time (one per core; FUZZ_LANES overrides): each is one
+# single-threaded process, so the fixed input counts take as long per target as one at a time.
+lanes="${FUZZ_LANES:-$(nproc)}"
+case "$lanes" in ''|*[!0-9]*|0) echo "fuzz: FUZZ_LANES must be a positive number (got '$lanes')"; exit 2 ;; esac
+[ "$jobs" -gt 1 ] && lanes=1   # libFuzzer's -jobs writes fuzz-N.log into the working directory
+throttle() { while [ "$(jobs -rp | wc -l)" -ge "$lanes" ]; do wait -n; done; }
+for t in "${targets[@]}"; do
+    throttle
+    echo "fuzz: linking $t"
+    ( link "$t" || { echo "fuzz: $t failed to link"; rm -f "$out/fuzz-$t"; exit 1; } ) &
+done
+wait
+for t in "${targets[@]}"; do [ -x "$out/fuzz-$t" ] || { echo "fuzz: $t failed to link"; exit 1; }; done
 echo "fuzz: built in $(( $(date +%s) - start )) s"
 [ "$build_only" -eq 1 ] && exit 0
 
-failed=0
-summary=()
 parallel=()
 # -jobs=1 would still fork a job process (with its own log): only ask for jobs when there are several.
 [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
-for t in "${targets[@]}"; do
-    work="$out/corpus/$t"
+run_target() { # target: runs it, and writes its one summary line to $out/$t.result
+    local t="$1" work="$out/corpus/$1" log="$out/$1.log" status execs
     mkdir -p "$work"
-    log="$out/$t.log"
-    rm -f "$out/artifacts/$t-"*
-    seeds=(); [ -d "fuzz/corpus/$t" ] && seeds=("fuzz/corpus/$t")
+    rm -f "$out/artifacts/$t-"* "$out/$t.result"
+    local seeds=(); [ -d "fuzz/corpus/$t" ] && seeds=("fuzz/corpus/$t")
     # New inputs go to the work corpus (under .build); the seeds in the repository are read only.
     # Report rendering is slow per input: shorter inputs keep its execution rate useful.
-    max_len=65536; [ "$t" = reports ] && max_len=8192
-    runs_var="FUZZ_RUNS_$t"; runs=(); [ -n "${!runs_var:-}" ] && runs=(-runs="${!runs_var}")
+    local max_len=65536; [ "$t" = reports ] && max_len=8192
+    local runs_var="FUZZ_RUNS_$t" runs=(); [ -n "${!runs_var:-}" ] && runs=(-runs="${!runs_var}")
     "$out/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
         -print_final_stats=1 -seed="$seed" "${runs[@]}" -artifact_prefix="$out/artifacts/$t-" "${parallel[@]}" \
         "$work" "${seeds[@]}" > "$log" 2>&1
@@ -87,12 +98,24 @@ for t in "${targets[@]}"; do
     for f in fuzz-[0-9]*.log; do [ -f "$f" ] && { cat "$f" >> "$log"; rm -f "$f"; }; done
     execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {if (NR) print s}')
     if [ "$status" -ne 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|fuzz invariant violated|SUMMARY: ' "$log"; then
-        failed=1
-        summary+=("$t: FAILED after ${execs:-?} executions (exit $status) — see $log; the input is in $out/artifacts/$t-*")
-        grep -E 'ERROR:|invariant violated|SUMMARY:|Test unit written' "$log" | head -5 | sed 's/^/    /'
+        { echo "FAILED"
+          echo "$t: FAILED after ${execs:-?} executions (exit $status) — see $log; the input is in $out/artifacts/$t-*"
+          grep -E 'ERROR:|invariant violated|SUMMARY:|Test unit written' "$log" | head -5 | sed 's/^/    /'
+        } > "$out/$t.result"
     else
-        summary+=("$t: ok, ${execs:-?} executions (seed $seed, at most ${seconds} s), corpus $(ls "$work" | wc -l) inputs")
+        printf 'ok\n%s\n' "$t: ok, ${execs:-?} executions (seed $seed, at most ${seconds} s), corpus $(ls "$work" | wc -l) inputs" > "$out/$t.result"
+    fi
+}
+for t in "${targets[@]}"; do throttle; run_target "$t" & done
+wait
+failed=0
+for t in "${targets[@]}"; do
+    if [ "$(head -1 "$out/$t.result" 2>/dev/null)" = ok ]; then
+        echo "fuzz: $(sed -n 2p "$out/$t.result")"
+    else
+        failed=1
+        if [ -f "$out/$t.result" ]; then echo "fuzz: $(sed -n 2p "$out/$t.result")"; sed -n '3,$p' "$out/$t.result"
+        else echo "fuzz: $t: FAILED (its runner ended without a result; see $out/$t.log)"; fi
     fi
 done
-printf 'fuzz: %s\n' "${summary[@]}"
 exit "$failed"

@@ -21,7 +21,7 @@ bash scripts/xctest-shards.sh; status=$?
 # Every libFuzzer target (docs/fuzzing.md): a crash, sanitizer report, hang or harness invariant
 # fails the run. The seed and the number of inputs per target are fixed, so the test command tries
 # the same inputs on every machine and a red here comes from the change under test (about 20 s per
-# target on a 2-core machine; FUZZ_SECONDS, 30 s here, caps a slow machine). Open-ended search: `scripts/fuzz.sh` (new seed).
+# target on a 2-core machine, two targets at a time; FUZZ_SECONDS, 30 s here, caps a slow machine). Open-ended search: `scripts/fuzz.sh` (new seed).
 export FUZZ_RUNS_plan=80000 FUZZ_RUNS_fleet=60000 FUZZ_RUNS_parser=60000 FUZZ_RUNS_reports=600 \
        FUZZ_RUNS_knownhosts=45000 FUZZ_RUNS_xcresult=80000 FUZZ_RUNS_quarantine=17000 \
        FUZZ_RUNS_historyurl=50000 FUZZ_RUNS_historydb=1700 FUZZ_RUNS_processrecords=100000 \

@@ -38,7 +38,7 @@ public enum BuildCacheScript {
         /// `BuildKey.toolchainDigest` of the host's identity: bases of another toolchain are never used.
         public var toolchainDigest: String
         /// The test product, relative to the package root, a shell glob matching one path
-        /// (`.build/debug/*PackageTests.xctest`; on Xcode hosts e.g. `DerivedData/Build/Products/*.xctestrun`).
+        /// (`.build/debug/*PackageTests.xctest`; on Xcode hosts the products folder `DerivedData/Build/Products`).
         public var productGlob: String
         /// `BuildKey.sourceManifest` of the workspace. Only its digest is on the command line
         /// (`BuildKey.sourcesDigest`): the script lists and hashes the job directory's files and
@@ -118,8 +118,10 @@ public enum BuildCacheScript {
     /// Lists a finished build's test product on its host, one `x PATH` or `- PATH` line per file
     /// (executable or not), paths relative to the build: what a relay fetches. SwiftPM resource
     /// bundles beside the product (`*.resources`) come with it: the tests read them at run time.
+    /// A symbolic link is listed as `l PATH` (a relay carries regular files only, so it refuses
+    /// such a product: a macOS framework's `Versions/Current`, for one).
     public static func productListingCommand(workRoot: String, key: BuildKey, productGlob: String) -> ShellCommand {
-        let script = #"cd "$1/builds/$2" || exit 1; shift 2; for p in $1; do [ -e "$p" ] || exit 1; { find "$p" -type f; find "$(dirname "$p")" -maxdepth 1 -name '*.resources' -type d -exec find {} -type f \;; } | while IFS= read -r f; do if [ -x "$f" ]; then echo "x $f"; else echo "- $f"; fi; done; done"#
+        let script = #"cd "$1/builds/$2" || exit 1; shift 2; for p in $1; do [ -e "$p" ] || exit 1; { find "$p" \( -type f -o -type l \); find "$(dirname "$p")" -maxdepth 1 -name '*.resources' -type d -exec find {} \( -type f -o -type l \) \;; } | while IFS= read -r f; do if [ -L "$f" ]; then echo "l $f"; elif [ -x "$f" ]; then echo "x $f"; else echo "- $f"; fi; done; done"#
         return ShellCommand(["sh", "-c", script, "sh", workRoot, key.hex, productGlob])
     }
 

@@ -61,6 +61,9 @@ case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
 xcf_read_manifest "$job" "$sources" "$steer" || exit 97
 why=""; fresh=""
 existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
+# The builds there when this script started: one finished later was made by another builder while
+# this one waited for the lock (`check`, and the nearest base below, accept it on its marker).
+before=$(ls "$b")
 # The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
 trusted() { printf '%s\n' "$trust" | sed -n "s/^$1 \([0-9a-f]\{64\}\)\$/\1/p" | sed -n 1p; }
 check() {
@@ -103,8 +106,8 @@ if [ -d "$b/$key" ]; then
 fi
 s="$b/.stage"
 xcf_rm "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
-# Nearest finished build of the same toolchain that xcfleet recorded building here: fewest files to
-# write (new or changed), at least one file in common.
+# Nearest finished build of the same toolchain that xcfleet recorded building here (or that another
+# builder finished while this one waited): fewest files to write (new or changed), at least one in common.
 printf '%s\n' "$manifest" | LC_ALL=C sort > "$b/.want.$$"
 best=""; bestd=$(printf '%s\n' "$manifest" | wc -l)
 for m in "$b"/*/.xcfleet-build; do
@@ -112,14 +115,20 @@ for m in "$b"/*/.xcfleet-build; do
   [ "$(sed -n 's/^toolchain=//p' "$m")" = "$tool" ] || continue
   k=$(basename "$(dirname "$m")")
   case "$k" in *[!0-9a-f]*|'') continue;; esac
-  [ ${#k} -eq 64 ] && [ -n "$(trusted "$k")" ] || continue
+  [ ${#k} -eq 64 ] || continue
+  [ -n "$(trusted "$k")" ] || ! printf '%s\n' "$before" | grep -qxF "$k" || continue
   d=$(sed -n '/^--$/,$p' "$m" | sed 1d | LC_ALL=C sort | LC_ALL=C comm -13 - "$b/.want.$$" | wc -l)
-  if [ "$d" -lt "$bestd" ]; then bestd=$d; best=$(basename "$(dirname "$m")"); fi
+  [ "$d" -lt "$bestd" ] || continue
+  # A base holding this job's product that is not what xcfleet recorded is not built upon (the
+  # product would be carried over when nothing it is made from changed); the next nearest may be.
+  # A base finished by another builder while this one waited (xcfleet recorded it after this
+  # command was made) is held to its marker's product instead.
+  recorded=$(trusted "$k"); [ -n "$recorded" ] || recorded=$(sed -n 's/^product=//p' "$m")
+  [ -n "$recorded" ] || continue
+  if xcf_has_product "$b/$k" && [ "$(xcf_product_hash "$b/$k")" != "$recorded" ]; then continue; fi
+  bestd=$d; best=$k
 done
 rm -f "$b/.want.$$"
-# A base holding this job's product that is not what xcfleet recorded is not built upon (the
-# product would be carried over when nothing it is made from changed).
-if [ -n "$best" ] && xcf_has_product "$b/$best" && [ "$(xcf_product_hash "$b/$best")" != "$(trusted "$best")" ]; then best=""; fi
 origin=cold
 if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 2>/dev/null || { xcf_rm "$s"; cp -Rp "$b/$best" "$s"; }; else cp -a "$b/$best" "$s"; fi; }; then
   origin="incremental $best"
@@ -201,6 +210,12 @@ if [ -d "$b" ]; then
 fi
 if [ -d "$root/.cache" ]; then
   xcf_private "$root/.cache" || exit 97; rm -rf "$root/.cache"/.tmp-*
+  # Kept job trees (a job in flight holds its own: it is a job directory, not under trees/).
+  if [ -d "$root/.cache/trees" ]; then
+    xcf_private "$root/.cache/trees" || exit 97
+    kib=$(du -sk "$root/.cache/trees" | awk '{ print $1 + 0 }')
+    chmod -R u+w "$root/.cache/trees" 2>/dev/null; rm -rf "$root/.cache/trees" && echo "XCFLEET-BUILD evicted .cache/trees $kib"
+  fi
   # Push-store blobs not used in the last 10 minutes (a push in flight keeps its own).
   if [ -d "$root/.cache/blobs" ]; then
     xcf_private "$root/.cache/blobs" || exit 97
@@ -272,19 +287,24 @@ exec "$@"
 
     /// Scripts/push-cache.sh
     package static let pushCache = #"""
-# The push (SSHShell, LocalShell), after work-root.sh; $xcf_push_perl holds push-blobs.pl, which
-# reads the file list (and, to fill, the missing blobs) on stdin. Arguments: MODE ROOT DIR NEW MAX THEN.
-# MODE check: NEW=1 creates DIR first (fresh: it must not exist); every file whose blob the host
-# holds is copied in; prints "XCFLEET-PUSH warm" (all were there: exit 0) or "XCFLEET-PUSH cold"
-# / "untrusted" and the missing hashes (exit 0, or 3 with THEN=1 so that a command chained after
+# The push (SSHShell, LocalShell), after work-root.sh. Stdin starts with push-blobs.pl (SIZE bytes:
+# sent there, not on the exec line, which has room for ~30 kB), which then reads the file list (and,
+# to fill, the missing blobs) from the rest of it. Arguments: MODE ROOT DIR NEW MAX THEN SIZE.
+# MODE check: NEW=1 creates DIR first (fresh: it must not exist); a kept job tree is taken and
+# brought to the list, and every other file whose blob the host holds is copied in; prints
+# "XCFLEET-PUSH warm …" (all were there: exit 0) or "XCFLEET-PUSH cold" / "untrusted" and the
+# missing hashes, or "XCFLEET-PUSH resend" (exit 0, or 3 with THEN=1 so that a command chained after
 # this one does not run). MODE fill: the missing blobs arrive, are stored and copied in, and the
-# store is bounded to MAX bytes. Exit 97: the work root is not private (one line on stderr); 96:
+# store is bounded to MAX bytes. MODE keep: DIR becomes a kept tree (at most MAX stay); exit 1 when
+# it cannot (the caller removes DIR). Exit 97: the work root is not private (one line on stderr); 96:
 # DIR could not be created; 95: bad input or a damaged blob (one line on stderr). POSIX sh.
-mode=$1; root=$2; dir=$3; new=$4; max=$5; then=$6
+mode=$1; root=$2; dir=$3; new=$4; max=$5; then=$6; size=$7
 umask 077
-xcf_private "$root" && xcf_private "$root/.cache" && xcf_private "$root/.cache/blobs" || exit 97
+xcf_private "$root" && xcf_private "$root/.cache" && xcf_private "$root/.cache/blobs" && xcf_private "$root/.cache/trees" || exit 97
 if [ "$new" = 1 ]; then mkdir "$dir" || { echo "xcfleet: cannot create the job directory $dir" >&2; exit 96; }; fi
-exec perl -e "$xcf_push_perl" -- "$mode" "$root" "$dir" "$max" "$then"
+# shellcheck disable=SC2016 # perl code, not shell
+exec perl -e 'my $n = shift; my $c = ""; while (length($c) < $n) { read(STDIN, $c, $n - length($c), length($c)) or die "xcfleet: the push script ended early\n"; }
+  eval $c; die $@ if $@; exit 0;' -- "$size" "$mode" "$root" "$dir" "$max" "$then"
 
 """#
 

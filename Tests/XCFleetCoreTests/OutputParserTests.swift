@@ -169,6 +169,8 @@ final class OutputParserTests: XCTestCase {
             "start xctest FatalTests|testB",
             "crash Swift/ContiguousArrayBuffer.swift:692: Fatal error: Index out of range",
             "crash Program crashed: Illegal instruction at 0x00007faff996df7f",
+            // The backtracer's tagged frame (`3 [ra] 0x… FatalTests.testB() … at …:5:44`) is the test's line.
+            "frame 3 FatalTests.testB() /src/Sample/Tests/LibTests/LibTests.swift:5",
             "st-summary 0 in 0 passed issues - 0.001s",
         ])
     }

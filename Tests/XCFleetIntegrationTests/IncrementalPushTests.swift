@@ -227,7 +227,7 @@ final class IncrementalPushTests: XCTestCase {
 
     // MARK: The host script itself (what a hostile manifest or stream meets)
 
-    /// Runs a push step as the host does (`sh -c …`), with `input` on stdin.
+    /// Runs a push step as the host does (`sh -c …`), with the script and `input` on stdin.
     private func hostScript(_ command: ShellCommand, input: Data) throws -> (status: Int32, stdout: String, stderr: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -237,7 +237,7 @@ final class IncrementalPushTests: XCTestCase {
         p.standardOutput = outPipe
         p.standardError = errPipe
         try p.run()
-        let writer = Thread { inPipe.fileHandleForWriting.write(input); try? inPipe.fileHandleForWriting.close() }
+        let writer = Thread { inPipe.fileHandleForWriting.write(Data(PushCacheScript.scriptInput) + input); try? inPipe.fileHandleForWriting.close() }
         writer.start()
         let out = outPipe.fileHandleForReading.readDataToEndOfFile()
         let err = errPipe.fileHandleForReading.readDataToEndOfFile()

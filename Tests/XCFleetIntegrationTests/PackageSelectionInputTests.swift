@@ -109,10 +109,7 @@ final class PackageSelectionInputTests: XCTestCase {
     }
 
     func testAnSSHHostGetsTheSelectionOnItsInput() async throws {
-        let h = try XCTUnwrap(try TestHosts.hosts().first)
-        var spec = h.spec
-        spec.workRoot = work.path
-        let shell = try await SSHShell.connect(spec, timeouts: PhaseTimeouts(connect: 10, push: 30, cleanup: 10))
+        let shell = try await TestHosts.shell(workRoot: work.path)
         defer { Task { await shell.close() } }
         try await check(shell)
     }

@@ -86,6 +86,14 @@ final class PackageSuiteRunTests: XCTestCase {
         XCTAssertEqual(failing.attempts[1].discovery?.selected, ["ShelfTests.ShelfTests/testPutAndTake"])
         XCTAssertEqual(failing.attempts[1].discovery?.rerun, true)
         XCTAssertEqual(failing.attempts[1].tests.filter { $0.status == .failed }.map(\.id.name), ["testPutAndTake"])
+        // The failure points at the file in the team's repository (the host built in its cache's
+        // stage folder), in the report and on the terminal.
+        let line = try XCTUnwrap(text.components(separatedBy: "\n").firstIndex { $0.contains(#"XCTAssertEqual(shelf.take(), "Emma")"#) }) + 1
+        let failure = try XCTUnwrap(failing.attempts[1].tests.first { $0.status == .failed }?.failures.first)
+        XCTAssertEqual(failure.file, "Shelf/Tests/ShelfTests/ShelfTests.swift", result.output)
+        XCTAssertEqual(failure.line, line)
+        XCTAssertEqual(failure.location?.kind, .repository)
+        XCTAssertTrue(result.output.contains("Shelf/Tests/ShelfTests/ShelfTests.swift:\(line):"), result.output)
         XCTAssertEqual(jobs.filter { $0.attempts.count > 1 }.count, 1, "no other shard reran")
         var expected = try ownSwiftTestTruthOfShelf()
         expected["ShelfTests/testPutAndTake"] = .failed

@@ -294,6 +294,35 @@ final class BuildCacheTests: XCTestCase {
         XCTAssertGreaterThan(waiter?.waitedSeconds ?? 0, 1, "the second waited for the first build")
     }
 
+    /// A builder of another key that waited for the lock while the first build ran (its commands
+    /// were made before that build was recorded) builds incrementally from it, held to its marker;
+    /// an unrecorded build that was already there when the script started is still no base.
+    func testABuildFinishedWhileWaitingForTheLockIsABase() async throws {
+        let root = try TestPaths.temporaryDirectory().appendingPathComponent("work")
+        let slow = ["sh", "-c", "sleep 2; mkdir -p .build/debug && cat Sources/a.swift > .build/debug/WPackageTests.xctest"]
+        async let first = Self.build(Self.tiny("first"), root: root, command: slow, trust: BuildTrust())
+        let lock = root.appendingPathComponent("builds/.stage").path
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: lock), Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+        let waiter = try await Self.build(Self.tiny("waiter"), root: root, command: slow, trust: BuildTrust())
+        let built = try await first
+        XCTAssertEqual(built.record?.origin, .cold, built.output)
+        XCTAssertEqual(waiter.termination, .exited(0), waiter.output)
+        XCTAssertGreaterThan(waiter.record?.waitedSeconds ?? 0, 0.5, "it waited for the first build")
+        XCTAssertEqual(waiter.record?.origin, .incremental, waiter.output)
+        XCTAssertEqual(waiter.record?.base, built.key.hex)
+        let late = try await Self.build(Self.tiny("late"), root: root, command: slow, trust: BuildTrust())
+        XCTAssertEqual(late.record?.origin, .cold, "builds there before it started, and not recorded: no base")
+        // The nearest base's record is not its product (an older build of that key, e.g. in the
+        // history): not built upon, and the next nearest is.
+        let stale = BuildTrust([.init(host: root.path, key: waiter.key.hex, product: String(repeating: "0", count: 64)),
+                                .init(host: root.path, key: built.key.hex, product: built.record?.product ?? "")])
+        let near = Workspace(files: Self.tiny("waiter").files + [WorkspaceFile(path: "Sources/c.swift", contents: Data("let c = 1\n".utf8))])
+        let next = try await Self.build(near, root: root, command: slow, trust: stale)
+        XCTAssertEqual(next.record?.origin, .incremental, next.output)
+        XCTAssertEqual(next.record?.base, built.key.hex, "the nearest one's product is not the recorded one")
+    }
+
     /// A builder killed mid-build leaves `.stage` without a marker: never used; the next builder
     /// wipes it and builds cleanly.
     func testKilledMidBuildIsRebuiltCleanly() async throws {

@@ -36,6 +36,20 @@ final class HostAdmissionTests: XCTestCase {
         await second.release()
     }
 
+    /// The built-in local host (no fleet file) leases two slots: one job tests while another builds.
+    func testTheBuiltInLocalHostIsAdmittedWithTwoSlots() async throws {
+        var host = HostSpec.local
+        host.workRoot = try TestPaths.temporaryDirectory(#function).path
+        if FileManager.default.isExecutableFile(atPath: "/opt/swift/usr/bin/swift") { host.toolchain.swiftPath = "/opt/swift/usr/bin/swift" }
+        let leases = HostLeaseManager()
+        guard case let .admitted(joined, leaseSlots, _, _) = await HostAdmission.admit(host, shell: LocalShell(host: host), runID: "r", leases: leases, minimumFreeBytes: 1) else {
+            return XCTFail("the local host is admitted")
+        }
+        XCTAssertEqual(joined.slots, 2)
+        XCTAssertEqual(leaseSlots, [0, 1])
+        await leases.release()
+    }
+
     func testAnUnhealthyHostIsSetAsideWithoutTakingLeases() async throws {
         var host = try host(slots: 1)
         host.toolchain.swiftPath = "/nonexistent/swift"

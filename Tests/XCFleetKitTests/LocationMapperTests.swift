@@ -23,6 +23,7 @@ final class LocationMapperTests: XCTestCase {
                 XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent(p).path), p)
             case .generated(let name): generated.append(name)
             case .mutant: XCTFail("no mutant asked for")
+            case .repository(let p): XCTFail("no team file in a gate without a subject: \(p)")
             }
         }
         XCTAssertEqual(generated.sorted(), ["XCFleetSettings.swift", "xcfleet-manifest.json"])
@@ -32,6 +33,37 @@ final class LocationMapperTests: XCTestCase {
         // The map survives the event log's JSON.
         let data = try JSONEncoder().encode(RunEvent(seq: 1, t: 0, body: .sourceMap(jobID: "j", map: rendered.sourceMap)))
         XCTAssertEqual(try JSONDecoder().decode(RunEvent.self, from: data).body, .sourceMap(jobID: "j", map: rendered.sourceMap))
+    }
+
+    /// A team's package or Xcode project is pushed as it is: its source files map to themselves,
+    /// whichever spelling the host prints (its job folder, the build cache's stage, Swift Testing's
+    /// bare file name), and stay repository paths even when xcfleet's own templates are installed.
+    func testATeamsPackageMapsEverySourceFileToItselfInTheRepository() throws {
+        let map = SourceMap.identity(of: ["Packages/Core/Package.swift", "Packages/Core/Sources/Core/Cache.swift",
+                                          "Packages/Core/Tests/CoreTests/CacheTests.swift", "Packages/Core/Tests/CoreTests/fixture.json",
+                                          "App/App.xcodeproj/project.pbxproj", "App/Bridge/Bridge.m", "README.md",
+                                          "A/Same.swift", "B/Same.swift"])
+        XCTAssertEqual(map.entries.map(\.path), ["A/Same.swift", "App/Bridge/Bridge.m", "B/Same.swift", "Packages/Core/Package.swift",
+                                                 "Packages/Core/Sources/Core/Cache.swift", "Packages/Core/Tests/CoreTests/CacheTests.swift"],
+                       "source files only")
+        XCTAssertEqual(map.entry("Packages/Core/Sources/Core/Cache.swift")?.origin, .repository("Packages/Core/Sources/Core/Cache.swift"))
+        let mapper = LocationMapper(sourceMap: map, hostPrefixes: ["/w/core-1a2b3c4d"])
+        for host in ["/w/core-1a2b3c4d/Packages/Core/Tests/CoreTests/CacheTests.swift",
+                     "/root/.cache/xcfleet/builds/.stage/Packages/Core/Tests/CoreTests/CacheTests.swift",
+                     "CacheTests.swift"] {
+            let loc = mapper.map(file: host, line: 12)
+            XCTAssertEqual(loc.kind, .repository, host)
+            XCTAssertEqual(loc.path, "Packages/Core/Tests/CoreTests/CacheTests.swift", host)
+            XCTAssertEqual(loc.line, 12, host)
+        }
+        XCTAssertEqual(mapper.map(file: "Same.swift", line: 1).kind, .host, "an ambiguous bare name stays as printed")
+        XCTAssertEqual(mapper.map(file: "/usr/lib/swift/Other.swift", line: 1).kind, .host)
+        var installed = map
+        installed.base = .templates
+        XCTAssertEqual(LocationMapper(sourceMap: installed).map(file: "/x/Packages/Core/Sources/Core/Cache.swift", line: 3).display,
+                       "Packages/Core/Sources/Core/Cache.swift:3")
+        let data = try JSONEncoder().encode(RunEvent(seq: 1, t: 0, body: .sourceMap(jobID: "j", map: map)))
+        XCTAssertEqual(try JSONDecoder().decode(RunEvent.self, from: data).body, .sourceMap(jobID: "j", map: map))
     }
 
     func testAMutatedFileNamesTheMutantAndMapsLinesToTheOriginal() throws {

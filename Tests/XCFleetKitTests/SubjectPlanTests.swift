@@ -125,6 +125,15 @@ final class SubjectPlanTests: XCTestCase {
         let variant = try renderer.variant(of: gate, suite: suite, mutant: mutant)
         XCTAssertEqual(variant.workspace.file("Subject/App/Sources/AppCore/Key.swift")?.contents, Data("let sameAccount = true\n".utf8))
         XCTAssertEqual(variant.workspace.file("Package.swift")?.contents, gate.workspace.file("Package.swift")?.contents)
+        // A location in the team's files is their repository's path (the adapter included); the mutated file names the mutant.
+        XCTAssertEqual(gate.sourceMap.entry("Subject/App/Sources/AppCore/Key.swift")?.origin, .repository("App/Sources/AppCore/Key.swift"))
+        XCTAssertEqual(gate.sourceMap.entry("Tests/CacheContractTests/Adapter.swift")?.origin, .repository("App/Contract/Adapter.swift"))
+        let mapped = LocationMapper(sourceMap: gate.sourceMap, hostPrefixes: ["/w/gate-1a2b3c4d"])
+            .map(file: "/w/gate-1a2b3c4d/Subject/App/Sources/AppCore/Key.swift", line: 1)
+        XCTAssertEqual(mapped.path, "App/Sources/AppCore/Key.swift")
+        XCTAssertEqual(mapped.kind, .repository)
+        XCTAssertEqual(variant.sourceMap.entry("Subject/App/Sources/AppCore/Key.swift")?.origin,
+                       .mutant(id: "m1", original: "App/Sources/AppCore/Key.swift", replacement: nil))
 
         // The same mutant against a changed file: the message names it, its file and where it is declared.
         var stale = mutant

@@ -25,7 +25,7 @@ final class XcodeCachedBuildTests: XCTestCase {
         let build = XcodeCachedBuild.buildForTesting(scheme: "xcfleet-s-Package", destination: "generic/platform=iOS Simulator", developerDir: Self.dev)
         XCTAssertEqual(XcodeCommandLine.render(build),
                        "DEVELOPER_DIR=\(Self.dev) xcodebuild build-for-testing -scheme xcfleet-s-Package -destination 'generic/platform=iOS Simulator' -derivedDataPath DerivedData CODE_SIGNING_ALLOWED=NO")
-        XCTAssertEqual(XcodeCachedBuild.productGlob, "DerivedData/Build/Products/*.xctestrun")
+        XCTAssertEqual(XcodeCachedBuild.productGlob, "DerivedData/Build/Products")
 
         let ws = try Self.workspace()
         let cache = XcodeCachedBuild(workspace: ws, workRoot: "/Users/ci/.xcfleet/work", limits: CacheLimits(maxBytes: 10, minFreeBytes: 5),
@@ -37,7 +37,7 @@ final class XcodeCachedBuildTests: XCTestCase {
         XCTAssertEqual(c.environment, ["DEVELOPER_DIR": Self.dev], "the cache script passes DEVELOPER_DIR on to xcodebuild")
         XCTAssertEqual(Array(c.arguments.prefix(2)), ["sh", "-c"])
         XCTAssertEqual(Array(c.arguments.dropFirst(3)), [
-            "sh", "/Users/ci/.xcfleet/work", key.hex, BuildKey.toolchainDigest(identity), "DerivedData/Build/Products/*.xctestrun",
+            "sh", "/Users/ci/.xcfleet/work", key.hex, BuildKey.toolchainDigest(identity), "DerivedData/Build/Products",
             BuildKey.sourcesDigest(BuildKey.sourceManifest(of: ws)), "xcfleet-manifest.json", "/Users/ci/.xcfleet/work/jobs/s-1", "10", "5", "", "0",
             "xcodebuild", "build-for-testing", "-scheme", "xcfleet-s-Package", "-destination", "generic/platform=iOS Simulator",
             "-derivedDataPath", "DerivedData", "CODE_SIGNING_ALLOWED=NO"])
@@ -71,8 +71,8 @@ final class XcodeCachedBuildTests: XCTestCase {
         var host: HostSpec { local.host }
         var ran: [String] { lock.lock(); defer { lock.unlock() }; return ranStore }
 
-        init(root: URL) throws {
-            local = LocalShell(host: HostSpec(name: "mac-1", transport: .local, address: "localhost", port: 0, user: "",
+        init(root: URL, name: String = "mac-1") throws {
+            local = LocalShell(host: HostSpec(name: name, transport: .local, address: "localhost", port: 0, user: "",
                                               labels: ["platform:macos"], workRoot: root.appendingPathComponent("work").path))
             bin = root.appendingPathComponent("bin").path
             try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -101,6 +101,9 @@ final class XcodeCachedBuildTests: XCTestCase {
 
         func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
                  output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+            if let ended = try await ScriptedShell.eachSelectionRun(command, { try await self.run($0, in: directory, deadlines: deadlines, output: output) }) {
+                return ended
+            }
             let line = XcodeCommandLine.render(command)
             lock.withLock { ranStore.append(line) }
             if command.arguments.first == "sh" || command.arguments.first == "ls" {
@@ -193,5 +196,44 @@ final class XcodeCachedBuildTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work + "/builds").filter { !$0.hasPrefix(".") }.count, before)
         let events = try EventLog.read(log.url)
         XCTAssertTrue(events.contains { if case .test(let ref, .buildError(_, _, let m)) = $0.body { return ref.jobID == "s#broken" && m.contains("cannot find 'x'") } else { return false } })
+    }
+
+    /// Build once per fleet for Xcode jobs: two Mac stand-ins of one class (one Xcode); the first
+    /// job builds on mac-1, the second, on mac-2, receives mac-1's products folder (`BuildRelay`,
+    /// the real relay and cache scripts) and runs its tests from it without a build-for-testing.
+    func testASecondHostOfTheClassReceivesTheProductsFolderInsteadOfBuilding() async throws {
+        let root = try TestPaths.temporaryDirectory("xcode-fleet-build")
+        let a = try MacDouble(root: root.appendingPathComponent("a"), name: "mac-1")
+        let b = try MacDouble(root: root.appendingPathComponent("b"), name: "mac-2")
+        let runDir = root.appendingPathComponent("run")
+        let log = try EventLog(directory: runDir, secrets: [])
+        let trust = BuildTrust(), fleet = FleetBuilds()
+        func execute(_ job: PlannedJob, on shell: MacDouble) async -> Scheduler.AttemptOutcome {
+            var executor = AttemptExecutor(job: job, ref: AttemptRef(jobID: job.planned.jobID, attempt: 1), shell: shell, log: log,
+                                           logsDirectory: runDir.appendingPathComponent("logs"))
+            executor.buildTrust = trust
+            executor.fleetBuilds = fleet
+            executor.openShell = { name in name == "mac-1" ? a : b }
+            return await executor.execute()
+        }
+        func builds(_ dir: URL) -> [String] {
+            ((try? String(contentsOf: dir.appendingPathComponent("xcodebuild.log"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        // (The scripted test run prints every test, not the shard's: the verdict is not what this checks.)
+        _ = await execute(Self.job("s#1", try Self.workspace(), shard: 0, of: 2), on: a)
+        _ = await execute(Self.job("s#2", try Self.workspace(), shard: 1, of: 2), on: b)
+        XCTAssertEqual(builds(root.appendingPathComponent("a")).count, 1)
+        XCTAssertEqual(builds(root.appendingPathComponent("b")), [], "mac-2 compiled nothing")
+        let events = try EventLog.read(log.url)
+        let records = events.compactMap { if case .build(_, let r) = $0.body { return r } else { return nil } }
+        XCTAssertEqual(records.map(\.origin), [.cold, .cached])
+        XCTAssertEqual(records.map(\.host), ["mac-1", "mac-2"])
+        XCTAssertEqual(Set(records.compactMap(\.product)).count, 1, "the same products folder on both hosts")
+        let notes = events.compactMap { if case .note(let n) = $0.body { return n } else { return nil } }
+        XCTAssertTrue(notes.contains { $0.contains("received the build") && $0.contains("from mac-1") && $0.contains("not compiled on mac-2") },
+                      notes.joined(separator: "\n"))
+        let key = try XCTUnwrap(records.first?.key)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: b.host.workRoot + "/builds/\(key)/DerivedData/Build/Products/xcfleet-s-Package_macosx15.5-arm64.xctestrun"))
+        XCTAssertTrue(b.ran.contains { $0.contains("test-without-building -xctestrun \(b.host.workRoot)/builds/\(key)/DerivedData") }, "\(b.ran)")
     }
 }

@@ -159,7 +159,7 @@ final class XcodeProjectSuiteTests: XCTestCase {
             "ls -1t \(products)",
             env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.xctestrun) -destination 'platform=iOS Simulator,id=\(udid)' -only-test-configuration German -enumerate-tests -test-enumeration-format json -test-enumeration-style flat -test-enumeration-output-path \(dir)/\(XcodebuildJob.enumerationName)",
             "fetch \(XcodebuildJob.enumerationName)",
-            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.xctestrun) -destination 'platform=iOS Simulator,id=\(udid)' -resultBundlePath \(dir)/result.xcresult -only-test-configuration German '-only-testing:AppSwiftTests/PriceSuite/rounding()' -only-testing:AppTests/LoginTests/testSignIn -enableCodeCoverage NO -collect-test-diagnostics on-failure",
+            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.xctestrun) -destination 'platform=iOS Simulator,id=\(udid)' -only-test-configuration German -enableCodeCoverage NO -collect-test-diagnostics on-failure -resultBundlePath \(dir)/result.xcresult '-only-testing:AppSwiftTests/PriceSuite/rounding()' -only-testing:AppTests/LoginTests/testSignIn",
         ])
         let found = try XCTUnwrap(outcome.discovery)
         // Enabled tests only: the disabled one is not required. `T/C/test…()` reads as XCTest (its
@@ -203,7 +203,7 @@ final class XcodeProjectSuiteTests: XCTestCase {
         XCTAssertEqual(outcome.discovery?.selected, ["AppTests.CartTests/testTotal"])
         XCTAssertEqual(outcome.discovery?.rerun, true)
         let test = try XCTUnwrap(shell.ran.first { $0.contains("-resultBundlePath") })
-        XCTAssertTrue(test.hasSuffix("-only-testing:AppTests/CartTests/testTotal -enableCodeCoverage NO -collect-test-diagnostics on-failure"), test)
+        XCTAssertTrue(test.hasSuffix("-enableCodeCoverage NO -collect-test-diagnostics on-failure -resultBundlePath /Users/ci/xcfleet/jobs/ui-1a2b/result.xcresult -only-testing:AppTests/CartTests/testTotal"), test)
         XCTAssertFalse(test.contains("-only-test-configuration"), "no configurations: the whole test plan in one run")
     }
 

@@ -203,7 +203,7 @@ final class XcodebuildJobTests: XCTestCase {
             "ls -1t \(products)",
             enumerateLine("\(products)/\(Self.iosXctestrun)", destination: "'platform=iOS Simulator,id=\(existing)'"),
             "fetch \(XcodebuildJob.enumerationName)",
-            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(existing)' -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts -only-testing:CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue -enableCodeCoverage NO -collect-test-diagnostics on-failure",
+            env + "xcodebuild test-without-building -xctestrun \(products)/\(Self.iosXctestrun) -destination 'platform=iOS Simulator,id=\(existing)' -enableCodeCoverage NO -collect-test-diagnostics on-failure -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/DictionaryCacheTests/testC10_doubleNeverEvicts -only-testing:CacheContractTests/MemoryKeyTests/testC1_revisionChangeNeverReturnsOldValue",
             env + "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult",
             env + "xcrun simctl shutdown \(existing)",
         ])
@@ -445,7 +445,7 @@ final class XcodebuildJobTests: XCTestCase {
             "ls -1t \(cached)/Build/Products",
             enumerateLine("\(cached)/Build/Products/\(Self.macXctestrun)", destination: "platform=macOS", env: ""),
             "fetch \(XcodebuildJob.enumerationName)",
-            "TEST_RUNNER_XCFLEET_REPETITION=2 xcodebuild test-without-building -xctestrun \(cached)/Build/Products/\(Self.macXctestrun) -destination platform=macOS -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/MemoryKeyTests/testC1_sameResourceOtherAccountMisses -enableCodeCoverage NO -collect-test-diagnostics on-failure",
+            "TEST_RUNNER_XCFLEET_REPETITION=2 xcodebuild test-without-building -xctestrun \(cached)/Build/Products/\(Self.macXctestrun) -destination platform=macOS -enableCodeCoverage NO -collect-test-diagnostics on-failure -resultBundlePath \(dir)/result.xcresult -only-testing:CacheContractTests/MemoryKeyTests/testC1_sameResourceOtherAccountMisses",
             "xcrun xcresulttool get test-results tests --path \(dir)/result.xcresult",
         ])
         XCTAssertFalse(shell.ran.contains { $0.contains("build-for-testing") || $0.contains("-list") }, "nothing is built")

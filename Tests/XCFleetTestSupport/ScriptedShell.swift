@@ -67,6 +67,10 @@ package final class ScriptedShell: RemoteShell, @unchecked Sendable {
 
     package func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
              output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+        // A selection on standard input: the xcodebuild runs its script makes on the host, each scripted.
+        if let ended = try await Self.eachSelectionRun(command, { try await self.run($0, in: directory, deadlines: deadlines, output: output) }) {
+            return ended
+        }
         let line = XcodeCommandLine.render(command)
         let reply: Reply = {
             lock.lock(); defer { lock.unlock() }
@@ -84,5 +88,20 @@ package final class ScriptedShell: RemoteShell, @unchecked Sendable {
             }
         }
         return reply.termination
+    }
+}
+
+extension ScriptedShell {
+    /// For a test double: a selection command (`XcodeProjectCommands.runs(of:)`) run as the
+    /// xcodebuild runs its script makes, one after the other, ending as the script does (the first
+    /// failing run's status; 2 for a refused input). nil for any other command.
+    package static func eachSelectionRun(_ command: ShellCommand, _ run: (ShellCommand) async throws -> CommandTermination) async throws -> CommandTermination? {
+        guard let runs = XcodeProjectCommands.runs(of: command) else { return nil }
+        var ended = CommandTermination.exited(runs.isEmpty ? 2 : 0)
+        for r in runs {
+            let t = try await run(r)
+            if ended == .exited(0) { ended = t }
+        }
+        return ended
     }
 }

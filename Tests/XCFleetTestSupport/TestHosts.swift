@@ -57,6 +57,15 @@ package enum TestHosts {
         return try result.get()
     }
 
+    /// An `SSHShell` to test host `index` with `workRoot` as its work root (the caller closes it).
+    package static func shell(_ index: Int = 0, workRoot: String) async throws -> SSHShell {
+        let all = try hosts()
+        guard index < all.count else { throw XCTSkip("test host \(index) is not running (\(all.count) started)") }
+        var spec = all[index].spec
+        spec.workRoot = workRoot
+        return try await SSHShell.connect(spec, timeouts: PhaseTimeouts(connect: 10, push: 30, cleanup: 10))
+    }
+
     private static func start() throws -> [Host] {
         let hasSSHD = FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd")
         if !hasSSHD {

@@ -10,10 +10,11 @@
 #      wall ÷ (one build + longest shard chain)                             (target ≤ 1.3)
 #      Measured 2026-12-02 (2-core machine, other builds running), two runs: 1 compilation each, the
 #      three other hosts received it; 55.5 s ÷ (52.0 + 2.3) = 1.02 and 33.9 s ÷ (30.3 + 2.5) = 1.03.
-# Measured for part 1 on a shared 2-core machine (load 5-6, so `swift test --skip-build` itself took
-# 1.35-1.68 s instead of ~0.5 s): warm re-run ÷ swift test, medians of 9 pairs, 0.87 with the test in
-# the push's exec against 0.91 before; the warm re-run alone, medians of 15 A/B pairs, 1.23 s against
-# 1.45 s (ratio 0.95). Part 2 last measured 3.26 under load.
+# Parts 1 and 2, one run (`BENCH_ONLY="1 2"`), 2026-12-02, shared 2-core machine, load 3.9-5.1:
+#   1. warm re-run 1.04 s ÷ swift test 1.15 s = 0.90 (before, load 9.6-7: 1.84 s ÷ 0.97 s = 1.90)
+#   2. nightly 51.6 s ÷ cold cache-contract 32.2 s = 1.60: 1 cold build, 7 incremental, 2 cached
+#      (the local host with one slot, load ~1: 41.95 s ÷ 15.30 s = 2.74; with two slots but a job
+#      that waited for the build lock building cold: 3 cold builds, 4.33).
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail

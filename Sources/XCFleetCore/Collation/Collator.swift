@@ -28,6 +28,10 @@ public struct Collator {
         var pendingSkips: [TestIdentifier: String] = [:]
         /// What the runner said about itself (totals, statements, …); see `RunnerEvidence`.
         var evidence = RunnerEvidence()
+        /// The index of the last backtrace frame kept; a frame index that does not grow starts
+        /// another thread's (or another crash's) backtrace, which is not kept.
+        var lastBacktraceFrame: Int?
+        var backtraceClosed = false
         /// The attempt's `attachments` events, given to its tests when it is closed.
         var attachments = AttachmentsCollected()
         /// Executions per test key printed in the classic form and in the `… on 'Device'` form that
@@ -183,8 +187,11 @@ public struct Collator {
             case .witnessDisagreement(let text):
                 evidence.disagreements.append(text)
             case .backtraceFrame(let index, let symbol, let file, let line):
-                // The first backtrace only (frame 0 starts it), a few frames.
-                if index == 0, report.backtrace != nil { break }
+                // The crashed thread's frames only (the backtracer prints it first; its frames
+                // without a source location are not events, so it may start past 0), a few frames.
+                if backtraceClosed { break }
+                if let last = lastBacktraceFrame, index <= last { backtraceClosed = true; break }
+                lastBacktraceFrame = index
                 let frames = report.backtrace ?? []
                 if frames.count < AttemptReport.backtraceLimit, report.crashes.count <= 3 {
                     report.backtrace = frames + [FailureDetail(file: file, line: line, message: symbol)]

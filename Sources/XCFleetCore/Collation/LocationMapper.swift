@@ -64,6 +64,10 @@ public struct LocationMapper: Sendable {
             loc.kind = map.base == .repository ? .repository : .templates
             loc.path = p
             loc.line = line
+        case .repository(let p):
+            loc.kind = .repository
+            loc.path = p
+            loc.line = line
         case .generated(let name):
             loc.kind = .generated
             loc.generated = name

@@ -179,6 +179,8 @@ public struct XcodeTestEnumeration: Equatable, Sendable {
     /// `T/C/test()` → target `T`, name `C/test` (XCTest) — unless the shape says Swift Testing
     /// (`library(of:)`) or the target is known to hold Swift Testing tests, where the parentheses stay.
     static func test(identifier: String, enabled: Bool, swiftTestingTargets: Set<String>) -> DiscoveredTest? {
+        // A control character (a line break above all) could not travel as one line of a selection.
+        guard !identifier.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         let parts = identifier.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
         let target = parts[0]

@@ -2,12 +2,24 @@ import XCFleetModel
 
 extension LineKind {
     /// A Swift backtracer frame that names a source location:
-    /// `0 0x00005581a2b3c4d5 DictionaryCache.subscript.getter + 120 in CachePackageTests.xctest at /src/Sources/DictionaryCache.swift:35:9`.
+    /// `0 0x00005581a2b3c4d5 DictionaryCache.subscript.getter + 120 in CachePackageTests.xctest at /src/Sources/DictionaryCache.swift:35:9`,
+    /// `3 [ra]          0x0000555e184608e5 FatalTests.testB() + 68 in SamplePackageTests.xctest at /src/Sample/Tests/LibTests/LibTests.swift:5:44`.
     /// Frames without ` at path:line` (system libraries) are not events.
     package static func backtraceFrame(_ l: ByteLine, _ events: inout [TestEvent]) -> Bool {
         var i = 0
         guard let index = l.int(at: &i), i < l.count, l[i] == 32 else { return false }
         while i < l.count, l[i] == 32 { i += 1 }
+        // Swift 5.9+'s backtracer tags frames between the index and the address: `[ra]` (a return
+        // address), `[system]`, `[thunk]`, `[inlined]`; each is a short bracketed word.
+        var tags = 0
+        while i < l.count, l[i] == UInt8(ascii: "["), tags < 4 {
+            var j = i + 1
+            while j < l.count, j - i <= 12, (97...122).contains(l[j]) { j += 1 }
+            guard j < l.count, l[j] == UInt8(ascii: "]"), j > i + 1 else { return false }
+            i = j + 1
+            tags += 1
+            while i < l.count, l[i] == 32 { i += 1 }
+        }
         guard l.has("0x", at: i) else { return false }
         i += 2
         let hexStart = i

@@ -10,6 +10,9 @@ case "$key" in *[!0-9a-f]*|'') echo "xcfleet: bad build key" >&2; exit 97;; esac
 xcf_read_manifest "$job" "$sources" "$steer" || exit 97
 why=""; fresh=""
 existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
+# The builds there when this script started: one finished later was made by another builder while
+# this one waited for the lock (`check`, and the nearest base below, accept it on its marker).
+before=$(ls "$b")
 # The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
 trusted() { printf '%s\n' "$trust" | sed -n "s/^$1 \([0-9a-f]\{64\}\)\$/\1/p" | sed -n 1p; }
 check() {
@@ -52,8 +55,8 @@ if [ -d "$b/$key" ]; then
 fi
 s="$b/.stage"
 xcf_rm "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
-# Nearest finished build of the same toolchain that xcfleet recorded building here: fewest files to
-# write (new or changed), at least one file in common.
+# Nearest finished build of the same toolchain that xcfleet recorded building here (or that another
+# builder finished while this one waited): fewest files to write (new or changed), at least one in common.
 printf '%s\n' "$manifest" | LC_ALL=C sort > "$b/.want.$$"
 best=""; bestd=$(printf '%s\n' "$manifest" | wc -l)
 for m in "$b"/*/.xcfleet-build; do
@@ -61,14 +64,20 @@ for m in "$b"/*/.xcfleet-build; do
   [ "$(sed -n 's/^toolchain=//p' "$m")" = "$tool" ] || continue
   k=$(basename "$(dirname "$m")")
   case "$k" in *[!0-9a-f]*|'') continue;; esac
-  [ ${#k} -eq 64 ] && [ -n "$(trusted "$k")" ] || continue
+  [ ${#k} -eq 64 ] || continue
+  [ -n "$(trusted "$k")" ] || ! printf '%s\n' "$before" | grep -qxF "$k" || continue
   d=$(sed -n '/^--$/,$p' "$m" | sed 1d | LC_ALL=C sort | LC_ALL=C comm -13 - "$b/.want.$$" | wc -l)
-  if [ "$d" -lt "$bestd" ]; then bestd=$d; best=$(basename "$(dirname "$m")"); fi
+  [ "$d" -lt "$bestd" ] || continue
+  # A base holding this job's product that is not what xcfleet recorded is not built upon (the
+  # product would be carried over when nothing it is made from changed); the next nearest may be.
+  # A base finished by another builder while this one waited (xcfleet recorded it after this
+  # command was made) is held to its marker's product instead.
+  recorded=$(trusted "$k"); [ -n "$recorded" ] || recorded=$(sed -n 's/^product=//p' "$m")
+  [ -n "$recorded" ] || continue
+  if xcf_has_product "$b/$k" && [ "$(xcf_product_hash "$b/$k")" != "$recorded" ]; then continue; fi
+  bestd=$d; best=$k
 done
 rm -f "$b/.want.$$"
-# A base holding this job's product that is not what xcfleet recorded is not built upon (the
-# product would be carried over when nothing it is made from changed).
-if [ -n "$best" ] && xcf_has_product "$b/$best" && [ "$(xcf_product_hash "$b/$best")" != "$(trusted "$best")" ]; then best=""; fi
 origin=cold
 if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 2>/dev/null || { xcf_rm "$s"; cp -Rp "$b/$best" "$s"; }; else cp -a "$b/$best" "$s"; fi; }; then
   origin="incremental $best"

@@ -13,6 +13,12 @@ if [ -d "$b" ]; then
 fi
 if [ -d "$root/.cache" ]; then
   xcf_private "$root/.cache" || exit 97; rm -rf "$root/.cache"/.tmp-*
+  # Kept job trees (a job in flight holds its own: it is a job directory, not under trees/).
+  if [ -d "$root/.cache/trees" ]; then
+    xcf_private "$root/.cache/trees" || exit 97
+    kib=$(du -sk "$root/.cache/trees" | awk '{ print $1 + 0 }')
+    chmod -R u+w "$root/.cache/trees" 2>/dev/null; rm -rf "$root/.cache/trees" && echo "XCFLEET-BUILD evicted .cache/trees $kib"
+  fi
   # Push-store blobs not used in the last 10 minutes (a push in flight keeps its own).
   if [ -d "$root/.cache/blobs" ]; then
     xcf_private "$root/.cache/blobs" || exit 97

@@ -17,15 +17,16 @@ extension AttemptExecutor {
         AttachmentScript.wrap(command, folder: Self.attachmentsFolder(jobDirectory: jobDirectory))
     }
 
-    /// The collect step's part for every driver: fetch the folder (and, for Xcode, `extra`'s
-    /// folder of the result bundle's exported files, `hints` naming them and their tests) and log
+    /// The collect step's part for every driver: fetch the folder (and, for Xcode, each `extra`
+    /// folder of a result bundle's exported files, `hints` naming them and their tests) and log
     /// what came back.
-    func collectAttachments(jobDirectory: String, events: [TestEvent], extra: (folder: String, hints: [String: AttachmentFetcher.Hint])? = nil) async {
+    func collectAttachments(jobDirectory: String, events: [TestEvent], extra: [(folder: String, hints: [String: AttachmentFetcher.Hint])] = []) async {
         let fetcher = AttachmentFetcher(shell: shell, ref: ref, runDirectory: runDirectory, budget: attachmentBudget,
                                         secrets: log.secrets + shell.host.secrets, seconds: job.spec.timeouts.push)
         var collected = await fetcher.fetch(folder: Self.attachmentsFolder(jobDirectory: jobDirectory), in: jobDirectory, events: events)
-        if let extra {
-            let more = await fetcher.fetch(folder: extra.folder, in: jobDirectory, events: events, hints: extra.hints, prefix: "xcresult")
+        for (n, extra) in extra.enumerated() {
+            let more = await fetcher.fetch(folder: extra.folder, in: jobDirectory, events: events, hints: extra.hints,
+                                           prefix: n == 0 ? "xcresult" : "xcresult-\(n + 1)")
             collected.files += more.files
             collected.leftOut += more.leftOut
         }

@@ -64,7 +64,10 @@ enum DriverSteps: Sendable {
 
     /// A build this attempt claimed for the fleet and did not finish (push failed, cancelled): others may build it.
     func releaseBuildClaim() async {
-        if case .swiftPM(let s) = self { await s.releaseBuildClaim() }
+        switch self {
+        case .swiftPM(let s): await s.fleetClaim.release()
+        case .xcode(let s): await s.fleetClaim.release()
+        }
     }
 
     /// What the driver itself set up (a simulator), before the job directory goes.
@@ -93,12 +96,13 @@ final class SwiftPMSteps: @unchecked Sendable {
     var discovery: TestsDiscovered?
     /// Which discovered tests are Swift Testing's (they run through the other library).
     var swiftTesting: Set<String> = []
-    /// The build key this attempt claimed for the fleet (it builds it; `SwiftPMSteps+Relay.swift`).
-    var claimedBuild: String?
+    /// Build once per fleet: the key this attempt builds for the fleet, or receives (`FleetBuildClaim`).
+    let fleetClaim: FleetBuildClaim
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
         self.collector = collector
+        fleetClaim = FleetBuildClaim(executor: executor)
     }
 
     /// A build that already ran in the push's round trip (its result, judged like any other).
@@ -131,7 +135,7 @@ final class SwiftPMSteps: @unchecked Sendable {
     func chainedBuild() async -> ChainedBuild? {
         guard let identity = try? await executor.toolchains.identity(for: executor.shell) else { return nil }
         // Another host builds or built this key: receive it in the build step instead.
-        guard await claimForChainedBuild(identity: identity) else { return nil }
+        guard await fleetClaim.claimNow(key: cached.key(toolchain: identity).hex) else { return nil }
         chainIdentity = identity
         chainStarted = Date()
         let job = executor.job, shell = executor.shell, driver = executor.driver
@@ -197,7 +201,7 @@ final class SwiftPMSteps: @unchecked Sendable {
         let scanner = self.scanner, collector = self.collector
         do {
             let identity = try await executor.toolchains.identity(for: shell)
-            await receiveFromFleet(identity: identity)
+            await fleetClaim.receive(cached.key(toolchain: identity), identity: identity, productGlob: cached.productGlob, readOnly: true)
             let command = buildCommand(cached, identity: identity)
             let started = Date()
             let termination = try await shell.run(command, in: directory,
@@ -220,7 +224,7 @@ final class SwiftPMSteps: @unchecked Sendable {
         let shell = executor.shell, ref = executor.ref, log = executor.log
         collector.finishStream()
         let record = termination == .exited(0) ? scanner.record(host: shell.host.name, key: cached.key(toolchain: identity), started: started) : nil
-        buildFinished(key: cached.key(toolchain: identity).hex, product: record?.product)
+        fleetClaim.finished(key: cached.key(toolchain: identity).hex, product: record?.product)
         if let record {
             executor.buildTrust.record(record)
             log.append(.build(ref, record))
@@ -248,10 +252,13 @@ final class XcodeSteps: @unchecked Sendable {
     private var injected = 0
     /// The discovered tests and this attempt's part (after `discover`).
     var discovery: TestsDiscovered? { session?.outcome.discovery }
+    /// Build once per fleet: the key this attempt builds for the fleet, or receives.
+    let fleetClaim: FleetBuildClaim
 
     init(executor: AttemptExecutor, collector: EventCollector) {
         self.executor = executor
         self.collector = collector
+        fleetClaim = FleetBuildClaim(executor: executor)
     }
 
     private func prepared() -> (XcodebuildJob, XcodebuildJob.Session) {
@@ -263,6 +270,12 @@ final class XcodeSteps: @unchecked Sendable {
         var made = XcodebuildJob(shell: shell, directory: directory, input: XcodebuildJob.Input(job: executor.job),
                                  deadlines: XcodebuildJob.Deadlines(timeouts: executor.job.spec.timeouts), cache: cache)
         made.buildStarted = executor.buildStarted
+        // Another host of the class builds or built the key: its products folder is received instead.
+        let claim = fleetClaim
+        made.receiveBuild = { key, identity in
+            await claim.receive(key, identity: identity, productGlob: XcodeCachedBuild.productGlob, readOnly: false)
+        }
+        made.buildEnded = { key, product in claim.finished(key: key.hex, product: product) }
         made.input.testEnvironment[AttachmentScript.variable] = AttemptExecutor.attachmentsFolder(jobDirectory: directory)
         let s = made.makeSession()
         job = made

@@ -3,7 +3,9 @@ import XCFleetModel
 import XCFleetHostScripts
 
 /// Receives a finished build from another host of the same class (build once per fleet,
-/// docs/builds.md): lists the build's test product on the source host, fetches those files, pushes
+/// docs/builds.md): lists the build's test product on the source host (a SwiftPM test bundle with
+/// its resources, or an Xcode build's products folder with its `.xctestrun`; regular files only:
+/// a symbolic link in it refuses the relay), fetches those files, pushes
 /// them with the package's files to the target host, where `build-relay.sh` installs them as
 /// `builds/<key>` only if the sources match the key's manifest and the product's SHA-256 is the one
 /// xcfleet recorded when it built the key on the source host. The target's build step then finds a
@@ -40,10 +42,13 @@ struct BuildRelay: Sendable {
         var files = workspace.files.filter { !BuildKey.testSteeringFiles.contains($0.path) }
         var bytes = 0
         for line in listing.stdoutText.split(separator: "\n") {
-            guard line.count > 2, let mode = line.first, mode == "x" || mode == "-" else { continue }
+            guard line.count > 2, let mode = line.first, mode == "x" || mode == "-" || mode == "l" else { continue }
             let path = String(line.dropFirst(2))
             let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
             if let problem = Workspace.pathProblem(relative) { throw BuildRelayError("\(source.host.name) listed '\(relative.prefix(120))' (\(problem))") }
+            if mode == "l" {
+                throw BuildRelayError("the product of \(key.short) holds a symbolic link (\(relative.prefix(120))), which a relay does not carry")
+            }
             let data = try await source.fetch(relative, in: buildDir)
             bytes += data.count
             guard bytes <= Self.byteLimit else { throw BuildRelayError("the product of \(key.short) is larger than \(Self.byteLimit >> 20) MiB") }

@@ -29,9 +29,13 @@ public struct XcodeCachedBuild: Equatable, Sendable {
 
     /// DerivedData relative to the staged package, so it moves with it into `builds/<key>`.
     public static let derivedDataName = XcodebuildDriver.derivedDataName
-    /// The `.xctestrun` files build-for-testing writes (the cache hashes them and their folder's siblings
-    /// are not part of the product hash; the tests read the whole DerivedData).
-    public static let productGlob = derivedDataName + "/Build/Products/*.xctestrun"
+    /// The test product: the whole products folder build-for-testing writes — the `.xctestrun`
+    /// files and everything they name under `__TESTROOT__` (apps, `.xctest` bundles, frameworks).
+    /// The cache's product digest covers every regular file in it (path and contents), and a build
+    /// relayed to another host of the class is this folder (docs/builds.md). The tests read only it
+    /// (through the `.xctestrun`); the rest of DerivedData (intermediates, module caches, logs) is
+    /// neither hashed nor relayed.
+    public static let productGlob = derivedDataName + "/Build/Products"
 
     /// The toolchain identity of the chosen Xcode: `xcodebuild -version` output and `DEVELOPER_DIR`.
     public static func identity(versionOutput: String, developerDir: String?) -> String {

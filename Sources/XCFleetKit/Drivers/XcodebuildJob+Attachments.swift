@@ -4,21 +4,30 @@ import XCFleetCore
 import XCFleetHostScripts
 
 extension XcodebuildJob {
-    /// After the result bundle was read, when a test failed: the failing tests' attachments
-    /// exported on the Mac (`XCResultAttachments`, Xcode 16+) into the job directory, and what the
-    /// manifest says of each file. nil when nothing is to be fetched (no failure, an older Xcode,
-    /// the export failed: then a note says why). Not run on a Mac by this project's tests.
+    /// After the result bundles were read, when a test failed: the failing tests' attachments
+    /// exported on the Mac (`XCResultAttachments`, Xcode 16+) into the job directory — one folder
+    /// per result bundle (a selection that ran in parts has several) — and what each manifest says
+    /// of each file. Empty when nothing is to be fetched (no failure, an older Xcode, the export
+    /// failed: then a note says why). Not run on a Mac by this project's tests.
     func exportFailureAttachments(_ session: Session, progress: @Sendable (Progress) -> Void) async
-        -> (folder: String, hints: [String: AttachmentFetcher.Hint])? {
+        -> [(folder: String, hints: [String: AttachmentFetcher.Hint])] {
         let failed = session.watcher.events().contains { e in
             switch e {
             case .testFailure, .crash: return true
             default: return false
             }
         }
-        guard failed, XCResultAttachments.available(session.outcome.xcode) else { return nil }
-        let bundle = XcodebuildDriver(developerDir: session.outcome.developerDir).resultBundlePath(jobDirectory: directory)
-        let folder = XcodebuildDriver.join(directory, XCResultAttachments.folderName)
+        guard failed, XCResultAttachments.available(session.outcome.xcode) else { return [] }
+        var exported: [(folder: String, hints: [String: AttachmentFetcher.Hint])] = []
+        for (n, bundle) in resultBundles(session.outcome).enumerated() {
+            let folder = XcodebuildDriver.join(directory, XCResultAttachments.folderName + (n == 0 ? "" : "-\(n + 1)"))
+            if let one = await exportAttachments(bundle, to: folder, session, progress: progress) { exported.append(one) }
+        }
+        return exported
+    }
+
+    private func exportAttachments(_ bundle: String, to folder: String, _ session: Session, progress: @Sendable (Progress) -> Void) async
+        -> (folder: String, hints: [String: AttachmentFetcher.Hint])? {
         do {
             let made = try await capture(ShellCommand(["mkdir", "-p", "-m", "700", "--", folder]), deadlines.query)
             let r = made.termination == .exited(0)

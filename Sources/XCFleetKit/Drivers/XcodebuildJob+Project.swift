@@ -118,10 +118,13 @@ extension XcodebuildJob {
         // A shard whose part is empty (more shards than tests) has nothing to run.
         guard !found.selected.isEmpty else { return .ended(.exited(0)) }
         let everything = found.selected.count == found.tests.count
+        let bundle = XcodebuildDriver(developerDir: session.outcome.developerDir).resultBundlePath(jobDirectory: directory)
+        let only = everything ? [] : found.selected.map(Self.onlyTestingIdentifier)
+        // A selection too long for one run's arguments runs in parts, each with its own result bundle.
+        session.outcome.resultBundles = XcodeProjectCommands.resultBundles(resultBundlePath: bundle, only: only)
         var command = XcodeProjectCommands.testWithoutBuilding(
             xctestrun: xctestrun, destination: destination.xcodebuildValue(udid: session.outcome.simulatorUDID),
-            resultBundlePath: XcodebuildDriver(developerDir: session.outcome.developerDir).resultBundlePath(jobDirectory: directory),
-            only: everything ? [] : found.selected.map(Self.onlyTestingIdentifier), configuration: input.selection.configuration,
+            resultBundlePath: bundle, only: only, configuration: input.selection.configuration,
             environment: input.testEnvironment)
         if let dev = session.outcome.developerDir { command.environment["DEVELOPER_DIR"] = dev }
         return await runTests(command, session, output: output, progress: progress)

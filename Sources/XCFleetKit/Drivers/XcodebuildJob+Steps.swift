@@ -156,7 +156,7 @@ extension XcodebuildJob {
     /// wedge marker in its output with a simulator is a wedged simulator (retried elsewhere).
     func runTests(_ command: ShellCommand, _ session: Session, output: @escaping @Sendable (OutputChunk) -> Void,
                   progress: @escaping @Sendable (Progress) -> Void) async -> AttemptMachine.StepResult {
-        progress(.note("\(hostName): \(XcodeCommandLine.render(command))"))
+        progress(.note("\(hostName): \(XcodeProjectCommands.display(command))"))
         let watcher = session.watcher
         do {
             session.outcome.terminationPhase = .test
@@ -204,7 +204,9 @@ extension XcodebuildJob {
     func throughBuildCache(_ cache: XcodeCachedBuild, build: ShellCommand, destination: String, identity: String, scheme: String,
                            _ session: Session, output: @escaping @Sendable (OutputChunk) -> Void,
                            progress: @Sendable (Progress) -> Void) async throws -> (derivedDataPath: String, here: Bool) {
+        var cache = cache
         let key = cache.key(toolchain: identity, build: build, destination: destination)
+        if let received = await receiveBuild?(key, identity) { cache.trusted[key.hex] = received }
         progress(.note("\(hostName): xcodebuild scheme \(scheme); build \(key.short) through the host build cache: \(XcodeCommandLine.render(build))"))
         let scanner = BuildProtocolScanner()
         scanner.onLocked = buildStarted
@@ -216,13 +218,15 @@ extension XcodebuildJob {
             sawError.consume(chunk)
             output(chunk)
         }
+        let record = termination == .exited(0) ? scanner.record(host: hostName, key: key, started: started) : nil
+        buildEnded?(key, record?.product)
         if termination == .exited(BuildCacheScript.unusableStatus) {
             let shown = RemoteShellError(.command, host: hostName, "build cache unusable: " + (scanner.problems.first ?? "see the attempt's log"))
             session.outcome.infraError = shown
             throw StepStop(.failed(.buildCacheUnusable(shown.description)))
         }
         try stopUnlessBuilt(termination, sawError, session)
-        guard let record = scanner.record(host: hostName, key: key, started: started) else {
+        guard let record else {
             throw RemoteShellError(.command, host: hostName, "the build cache reported no build for \(key.short)")
         }
         session.outcome.build = record

@@ -141,6 +141,9 @@ public struct XcodebuildJob: Sendable {
         public var scheme: String?
         /// The `.xctestrun` the tests ran from.
         public var xctestrun: String?
+        /// The result bundle of each `test-without-building` run (several when the selection ran in
+        /// parts); empty: the job directory's one `result.xcresult`.
+        public var resultBundles: [String] = []
         /// A host problem a command of the driver raised (the text `failure` shows).
         public var infraError: RemoteShellError?
         /// The attempt's infrastructure failure, typed (`AttemptMachine` judged it): the job goes to another host.
@@ -172,6 +175,11 @@ public struct XcodebuildJob: Sendable {
     public var cache: XcodeCachedBuild?
     /// Called when this attempt's build takes the host's build lock (it compiles: no cached build).
     public var buildStarted: (@Sendable () -> Void)?
+    /// Build once per fleet (with `cache`): before the cache script, receive the key from another
+    /// host of the class; returns the product digest now recorded for this host, nil to build here.
+    var receiveBuild: (@Sendable (BuildKey, _ identity: String) async -> String?)?
+    /// The cache script ended: the product digest of the build (nil: no build came of it).
+    var buildEnded: (@Sendable (BuildKey, _ product: String?) -> Void)?
 
     public init(shell: any RemoteShell, directory: String, input: Input, deadlines: Deadlines, cache: XcodeCachedBuild? = nil) {
         self.shell = shell
@@ -302,37 +310,51 @@ public struct XcodebuildJob: Sendable {
         }
     }
 
+    /// The result bundles the test step wrote (one per run of its selection).
+    func resultBundles(_ outcome: Outcome) -> [String] {
+        outcome.resultBundles.isEmpty ? [XcodebuildDriver(developerDir: outcome.developerDir).resultBundlePath(jobDirectory: directory)]
+            : outcome.resultBundles
+    }
+
+    /// Reads every result bundle of the test step and reconciles their tests, together, with the
+    /// streamed events (the runs of a split selection ran disjoint parts).
     func readBundle(streamed: [TestEvent], outcome: inout Outcome, progress: @Sendable (Progress) -> Void) async {
-        let bundle = XcodebuildDriver(developerDir: outcome.developerDir).resultBundlePath(jobDirectory: directory)
-        let dir = outcome.developerDir
-        let modern = XCResultParser.hasTestResultsCommand(outcome.xcode)
         do {
-            var results: [TestResult]?
-            if modern {
-                let r = try await capture(XCResultParser.testResultsCommand(bundle: bundle, developerDir: dir), deadlines.query)
-                if r.termination == .exited(0) { results = try XCResultParser.parseTestResults(Data(r.stdout.utf8)) }
-                else { progress(.note("\(hostName): xcresulttool test-results ended with \(r.termination); trying the legacy form")) }
-            }
-            if results == nil {
-                let top = try await checked(XCResultParser.legacyCommand(bundle: bundle, developerDir: dir, xcode16OrLater: modern), deadlines.query)
-                let refs = try XCResultParser.legacyTestsRefs(Data(top.utf8))
-                guard !refs.isEmpty else {
-                    throw XCResultError(what: "xcresulttool get", detail: "the result bundle has no tests summary")
-                }
-                var docs: [Data] = []
-                for ref in refs {
-                    let tests = try await checked(XCResultParser.legacyCommand(bundle: bundle, id: ref, developerDir: dir, xcode16OrLater: modern), deadlines.query)
-                    docs.append(Data(tests.utf8))
-                }
-                results = try XCResultParser.parseLegacy(invocation: Data(top.utf8), tests: docs)
-            }
-            let merged = XCResultReconciler.reconcile(streamed: streamed, bundle: XCResultParser.events(results ?? []))
+            var all: [TestResult] = []
+            for bundle in resultBundles(outcome) { all += try await readResults(bundle, outcome: outcome, progress: progress) }
+            let merged = XCResultReconciler.reconcile(streamed: streamed, bundle: XCResultParser.events(all))
             outcome.extraEvents += merged.events.dropFirst(streamed.count)
             outcome.disagreements += merged.disagreements
         } catch {
             outcome.disagreements.append("the result bundle could not be read (\(error)); the streamed output stands")
         }
         for d in outcome.disagreements { progress(.note("\(hostName): \(d)")) }
+    }
+
+    /// One bundle's tests: `xcresulttool get test-results tests` (Xcode 16+), else the legacy form.
+    private func readResults(_ bundle: String, outcome: Outcome, progress: @Sendable (Progress) -> Void) async throws -> [TestResult] {
+        let dir = outcome.developerDir
+        let modern = XCResultParser.hasTestResultsCommand(outcome.xcode)
+        var results: [TestResult]?
+        if modern {
+            let r = try await capture(XCResultParser.testResultsCommand(bundle: bundle, developerDir: dir), deadlines.query)
+            if r.termination == .exited(0) { results = try XCResultParser.parseTestResults(Data(r.stdout.utf8)) }
+            else { progress(.note("\(hostName): xcresulttool test-results ended with \(r.termination); trying the legacy form")) }
+        }
+        if results == nil {
+            let top = try await checked(XCResultParser.legacyCommand(bundle: bundle, developerDir: dir, xcode16OrLater: modern), deadlines.query)
+            let refs = try XCResultParser.legacyTestsRefs(Data(top.utf8))
+            guard !refs.isEmpty else {
+                throw XCResultError(what: "xcresulttool get", detail: "the result bundle has no tests summary")
+            }
+            var docs: [Data] = []
+            for ref in refs {
+                let tests = try await checked(XCResultParser.legacyCommand(bundle: bundle, id: ref, developerDir: dir, xcode16OrLater: modern), deadlines.query)
+                docs.append(Data(tests.utf8))
+            }
+            results = try XCResultParser.parseLegacy(invocation: Data(top.utf8), tests: docs)
+        }
+        return results ?? []
     }
 
     /// Shuts down (and deletes, if created) the job's simulator. Runs detached so a cancelled

@@ -111,7 +111,11 @@ public struct Renderer: Sendable {
             let origin: SourceOrigin
             if path == "\(testDir)/XCFleetSettings.swift" { origin = .generated("XCFleetSettings.swift") }
             else if let subject = suite.subject, path == adapterPath || path.hasPrefix(Renderer.subjectPrefix(subject)) {
-                continue // the team's files: their repository, not ours (no map entry)
+                // The team's files: the path in the repository that holds them (none outside a repository).
+                let own = path == adapterPath ? subject.adapterPath
+                    : subject.packageDirectory + "/" + path.dropFirst(Renderer.subjectPrefix(subject).count)
+                guard let inRepository = TemplateRoot.repositoryPath(of: own) else { continue }
+                origin = .repository(inRepository)
             }
             else if path.hasPrefix("Sources/CacheContract/") { origin = .core(prefix + path) }
             else if path.hasPrefix(testDir + "/"), TemplateInfo.named(suite.template) != nil, !FileManager.default.fileExists(atPath: templateFolder(suite.template).appendingPathComponent(String(path.dropFirst(testDir.count + 1))).path) {
@@ -156,10 +160,13 @@ public struct Renderer: Sendable {
         var out = finish(suite, info: info, mutant: mutant, files: files, directoryName: "\(suite.name)-mutant-\(mutant.id)")
         // An edited file names the mutant and the original; its lines map back around the edits.
         var entries = gate.sourceMap.entries
-        for i in entries.indices where mutant.files.contains(entries[i].path) {
+        // A team's mutant names its files relative to its package.
+        let prefix = suite.subject.map(Renderer.subjectPrefix) ?? ""
+        let mutated = Set(mutant.files.map { prefix + $0 })
+        for i in entries.indices where mutated.contains(entries[i].path) {
             let original: String
             switch entries[i].origin {
-            case .template(let p), .core(let p), .generated(let p): original = p
+            case .template(let p), .core(let p), .generated(let p), .repository(let p): original = p
             case .mutant(_, let o, _): original = o
             }
             let before = gate.workspace.file(entries[i].path)?.contents ?? Data()

@@ -23,4 +23,21 @@ extension TemplateRoot {
         if fm.fileExists(atPath: start.appendingPathComponent("Package.swift").path) { return (.repository, "") }
         return (.templates, "")
     }
+
+    /// `path` relative to the git top level above it (a `.git` folder or file), symbolic links
+    /// resolved; nil when no repository holds it.
+    public static func repositoryPath(of path: String) -> String? {
+        let fm = FileManager.default
+        var dir = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+        var rel: [String] = [dir.lastPathComponent]
+        dir = dir.deletingLastPathComponent()
+        for _ in 0..<64 {
+            if fm.fileExists(atPath: dir.appendingPathComponent(".git").path) { return rel.reversed().joined(separator: "/") }
+            let parent = dir.deletingLastPathComponent()
+            if parent.path == dir.path { return nil }
+            rel.append(dir.lastPathComponent)
+            dir = parent
+        }
+        return nil
+    }
 }

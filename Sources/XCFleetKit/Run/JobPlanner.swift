@@ -109,6 +109,7 @@ public struct JobPlanner: Sendable {
         let workspace = packages[suite.name] ?? Workspace(files: [])
         let shardCount = max(1, suite.shards)
         let dimensions = project.dimensions
+        let sourceMap = SourceMap.identity(of: workspace.files.map(\.path))
         var out: [PlannedJob] = []
         for (c, configuration) in dimensions.enumerated() {
             for rep in 0..<max(1, suite.repetitions) {
@@ -123,7 +124,8 @@ public struct JobPlanner: Sendable {
                     planned.configuration = configuration
                     // xcodebuild runs on a Mac: never offered to a host without the label.
                     var job = PlannedJob(planned: planned, spec: suite, workspace: workspace,
-                                         requires: Array(Set(suite.requires + ["platform:macos"])).sorted(), origin: .xcodeProject(project))
+                                         requires: Array(Set(suite.requires + ["platform:macos"])).sorted(),
+                                         sourceMap: sourceMap, origin: .xcodeProject(project))
                     job.shardDurations = history?.durations(suite: suite.name) ?? [:]
                     out.append(job)
                 }
@@ -137,6 +139,8 @@ public struct JobPlanner: Sendable {
     private func packageJobs(_ suite: SuiteSpec, _ package: PackageSuite) -> [PlannedJob] {
         let workspace = packages[suite.name] ?? Workspace(files: [])
         let shardCount = max(1, suite.shards)
+        // The repository is pushed as it is: a location the host prints is the same file of the repository.
+        let sourceMap = SourceMap.identity(of: workspace.files.map(\.path))
         var out: [PlannedJob] = []
         for rep in 0..<max(1, suite.repetitions) {
             for shard in 0..<shardCount {
@@ -146,7 +150,7 @@ public struct JobPlanner: Sendable {
                 let planned = JobPlanned(jobID: id, suite: suite.name, kind: suite.kind, shard: shard, shardCount: shardCount,
                                          repetition: rep, mutant: nil, expectedTests: [], contentHash: workspace.contentHash)
                 var job = PlannedJob(planned: planned, spec: suite, workspace: workspace,
-                                     requires: suite.requires.sorted(), origin: .package(package.directory))
+                                     requires: suite.requires.sorted(), sourceMap: sourceMap, origin: .package(package.directory))
                 job.shardDurations = history?.durations(suite: suite.name) ?? [:]
                 out.append(job)
             }

@@ -23,23 +23,41 @@ public struct LocalShell: RemoteShell {
         }
     }
 
-    /// The same two steps as on SSH hosts (`PushCacheScript`): every file the work root's blob
-    /// store holds is copied in, then only the missing ones are written and stored.
+    /// The same steps as on SSH hosts (`PushCacheScript`): a kept tree is brought to the list and
+    /// every file the work root's blob store holds is copied in, then only the missing ones are
+    /// written and stored.
     public func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome {
         try SSHShell.checkPaths(workspace, host: host.name)
         let plan = PushCacheScript.Plan(workspace)
-        let manifest = plan.manifestInput
         let limit = Self.pushSeconds
-        let check = PushCacheScript.check(workRoot: host.workRoot, directory: directory, createDirectory: false, chained: false)
-        let (status, out, err) = try await runScript(check, stdin: [manifest], seconds: limit)
-        let lines = String(decoding: out, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let missing = try BlobPush.answer(plan, status: status, first: lines.first, rest: Array(lines.dropFirst()), stderr: err,
-                                                host: host.name, workRoot: host.workRoot, limit: limit) else { return .unchanged }
+        let check = PushCacheScript.check(workRoot: host.workRoot, directory: directory, createDirectory: false, chained: false, limits: host.cache ?? CacheLimits())
+        let (answer, sent) = try await BlobPush.check(plan, host: host, limit: limit) { input, _ in
+            let (status, out, err) = try await runScript(check, stdin: input, seconds: limit)
+            let lines = String(decoding: out, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            return (status, lines.first, Array(lines.dropFirst()), err)
+        }
+        guard case .missing(let missing) = answer else { return BlobPush.outcome(sent) }
         let input = plan.fillInput(missing)
         let fill = PushCacheScript.fill(workRoot: host.workRoot, directory: directory, limits: host.cache ?? CacheLimits())
         let filled = try await runScript(fill, stdin: input, seconds: limit)
-        try BlobPush.checkFill(status: filled.0, filled: BlobPush.filled(filled.1), stderr: filled.2, host: host.name, directory: directory)
-        return .pushed(bytes: manifest.count + input.reduce(0) { $0 + $1.count }, files: plan.sent(missing).files)
+        let line = BlobPush.filledLine(filled.1)
+        try BlobPush.checkFill(status: filled.0, filled: line != nil, stderr: filled.2, host: host.name, directory: directory)
+        try await BlobPush.filled(line, plan: plan, host: host)
+        return .pushed(bytes: sent.bytes + input.reduce(0) { $0 + $1.count } - PushCacheScript.scriptInput.count, files: plan.sent(missing).files + sent.filesAhead)
+    }
+
+    /// `finish`, then the job directory is kept as a free tree for the next push
+    /// (`PushCacheScript.keep`), or removed when it cannot be.
+    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+                                            output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+        let termination = try await run(finish, in: "/", deadlines: deadlines, output: output)
+        let jobs = URL(fileURLWithPath: host.workRoot).appendingPathComponent("jobs").path
+        if SafePath.isStrictlyInside(directory, parent: jobs) {
+            let keep = PushCacheScript.keep(workRoot: host.workRoot, directory: directory, trees: host.slots)
+            if try await runScript(keep, stdin: [PushCacheScript.scriptInput], seconds: deadlines.total).0 == .exited(0) { return termination }
+        }
+        try await removeJobDirectory(directory)
+        return termination
     }
 
     /// Bound on each local push step (the attempt's push deadline still applies around it).

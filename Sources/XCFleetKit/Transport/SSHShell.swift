@@ -130,53 +130,65 @@ public final class SSHShell: RemoteShell {
     public func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome {
         try Self.checkPaths(workspace, host: host.name)
         let plan = PushCacheScript.Plan(workspace)
-        let manifest = plan.manifestInput
-        // Every file the host holds is copied in; the answer names the missing ones.
-        let check = PushCacheScript.check(workRoot: host.workRoot, directory: directory, createDirectory: false, chained: false)
-        let r = try await runSmall(ShellQuote.join(check.arguments), stdin: .bytes(manifest), phase: .push, total: timeouts.push)
-        let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let answer = try BlobPush.answer(plan, status: Self.termination(r.result), first: lines.first, rest: Array(lines.dropFirst()),
-                                         stderr: r.stderr, host: host.name, workRoot: host.workRoot, limit: timeouts.push)
-        guard let missing = answer else { return .unchanged }
-        return try await fill(plan, missing: missing, in: directory, alreadySent: manifest.count)
+        // A kept tree is brought to the list and every file the host holds is copied in; the answer names the missing ones.
+        let check = PushCacheScript.check(workRoot: host.workRoot, directory: directory, createDirectory: false, chained: false, limits: host.cache ?? CacheLimits())
+        let (answer, sent) = try await BlobPush.check(plan, host: host, limit: timeouts.push) { input, _ in
+            let source = ChunkSource(input)
+            let r = try await runSmall(ShellQuote.join(check.arguments), stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
+            let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            return (Self.termination(r.result), lines.first, Array(lines.dropFirst()), r.stderr)
+        }
+        guard case .missing(let missing) = answer else { return BlobPush.outcome(sent) }
+        return try await fill(plan, missing: missing, in: directory, alreadySent: sent)
     }
 
-    /// One round trip on a warm host: the job directory is made, every file copied in from the
-    /// host's blob store and `then` run there, on one exec channel. On a host that lacks some files
-    /// a second round trip sends only those (`fill`) and runs `then` after them on the same line.
+    /// One round trip on a warm host: the job directory is made (from a kept tree when the host has a
+    /// free one), every file put in place and `then` run there, on one exec channel; the check sends
+    /// only what differs from the tree xcfleet last pushed to, with the contents the host lacks. On a
+    /// host that lacks some files a second round trip sends only those (`fill`) and runs `then` after
+    /// them on the same line.
     public func prepareJob(jobID: String, workspace: Workspace, pushSeconds: Double, directoryCreated: @escaping @Sendable (String) -> Void,
                            then: @escaping @Sendable (String) throws -> ShellCommand?, deadlines: CommandDeadlines,
                            output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation {
         try Self.checkPaths(workspace, host: host.name)
         let plan = PushCacheScript.Plan(workspace)
-        let manifest = plan.manifestInput
         let dir = Self.newJobDirectory(workRoot: host.workRoot, jobID: jobID)
         let chained = try then(dir).map { try commandLine($0, in: dir) }
-        let check = PushCacheScript.check(workRoot: host.workRoot, directory: dir, createDirectory: true, chained: chained != nil)
-        var line = ShellQuote.join(check.arguments)
-        if let chained { line += " || exit $?; " + chained }
         directoryCreated(dir) // removing a directory that was never made is harmless
-        let split = FirstLineSplitter(forward: output, keepUnless: PushCacheScript.warmLine)
         let limits = chained == nil ? CommandDeadlines(total: pushSeconds, silence: pushSeconds) : deadlines
-        let termination = try await runLine(line, stdin: .bytes(manifest), deadlines: limits) { split.consume($0) }
-        if split.firstLine == PushCacheScript.warmLine {
-            return JobPreparation(directory: dir, push: .unchanged, chained: chained == nil ? nil : termination)
+        var chainEnded: CommandTermination?
+        let (answer, sent) = try await BlobPush.check(plan, host: host, limit: limits.total) { input, whole in
+            let check = PushCacheScript.check(workRoot: host.workRoot, directory: dir, createDirectory: !whole, chained: chained != nil,
+                                                limits: host.cache ?? CacheLimits())
+            var line = ShellQuote.join(check.arguments)
+            if let chained { line += " || exit $?; " + chained }
+            let split = FirstLineSplitter(forward: output) { PushCacheScript.starts($0, with: PushCacheScript.warmLine) }
+            let source = ChunkSource(input)
+            let termination = try await runLine(line, stdin: .stream({ source.next() }), deadlines: limits) { split.consume($0) }
+            chainEnded = termination
+            // Warm: the exit status is the chained command's. Not warm: the chain stopped with status 3.
+            let warm = PushCacheScript.starts(split.firstLine, with: PushCacheScript.warmLine)
+            let status: CommandTermination = warm || (chained != nil && termination == .exited(PushCacheScript.notWarmStatus)) ? .exited(0) : termination
+            return (status, split.firstLine, split.kept, split.stderrTail)
         }
-        let status: CommandTermination = chained != nil && termination == .exited(PushCacheScript.notWarmStatus) ? .exited(0) : termination
-        guard let missing = try BlobPush.answer(plan, status: status, first: split.firstLine, rest: split.kept, stderr: split.stderrTail,
-                                                host: host.name, workRoot: host.workRoot, limit: limits.total) else {
-            throw RemoteShellError(.push, host: host.name, "the push check said warm after the chain")
+        let missing: [String]
+        switch answer {
+        case .warm: return JobPreparation(directory: dir, push: BlobPush.outcome(sent), chained: chained == nil ? nil : chainEnded)
+        case .resend: throw RemoteShellError(.push, host: host.name, "the push check asked for the whole file list twice")
+        case .missing(let hashes): missing = hashes
         }
-        guard let chained else { return JobPreparation(directory: dir, push: try await fill(plan, missing: missing, in: dir, alreadySent: manifest.count)) }
+        guard let chained else { return JobPreparation(directory: dir, push: try await fill(plan, missing: missing, in: dir, alreadySent: sent)) }
         // The fill, then the chained command once the job directory is complete.
         let source = ChunkSource(plan.fillInput(missing))
         let fill = PushCacheScript.fill(workRoot: host.workRoot, directory: dir, limits: host.cache ?? CacheLimits())
-        let filled = FirstLineSplitter(forward: output, keepUnless: PushCacheScript.filledLine)
+        let filled = FirstLineSplitter(forward: output) { PushCacheScript.starts($0, with: PushCacheScript.filledLine) }
         let ended = try await runLine(ShellQuote.join(fill.arguments) + " || exit $?; " + chained, stdin: .stream({ source.next() }),
                                       deadlines: limits) { filled.consume($0) }
-        try BlobPush.checkFill(status: ended, filled: filled.firstLine == PushCacheScript.filledLine, stderr: filled.stderrTail,
-                               host: host.name, directory: dir)
-        return JobPreparation(directory: dir, push: .pushed(bytes: manifest.count + source.bytesSent, files: plan.sent(missing).files), chained: ended)
+        try BlobPush.checkFill(status: ended, filled: PushCacheScript.starts(filled.firstLine, with: PushCacheScript.filledLine),
+                               stderr: filled.stderrTail, host: host.name, directory: dir)
+        try await BlobPush.filled(filled.firstLine, plan: plan, host: host)
+        return JobPreparation(directory: dir, push: .pushed(bytes: sent.bytes + source.bytesSent - PushCacheScript.scriptInput.count, files: plan.sent(missing).files + sent.filesAhead),
+                              chained: ended)
     }
 
     /// `<workRoot>/<job id, safe>.<8 random letters and digits>`: made by `mkdir` on the host (it
@@ -203,12 +215,14 @@ public final class SSHShell: RemoteShell {
     }
 
     /// The second round trip: only the blobs the host lacks, stored and copied into the job directory.
-    private func fill(_ plan: PushCacheScript.Plan, missing: [String], in directory: String, alreadySent: Int) async throws -> PushOutcome {
+    private func fill(_ plan: PushCacheScript.Plan, missing: [String], in directory: String, alreadySent: BlobPush.Sent) async throws -> PushOutcome {
         let source = ChunkSource(plan.fillInput(missing))
         let command = PushCacheScript.fill(workRoot: host.workRoot, directory: directory, limits: host.cache ?? CacheLimits())
         let r = try await runSmall(ShellQuote.join(command.arguments), stdin: .stream({ source.next() }), phase: .push, total: timeouts.push)
-        try BlobPush.checkFill(status: Self.termination(r.result), filled: BlobPush.filled(r.stdout), stderr: r.stderr, host: host.name, directory: directory)
-        return .pushed(bytes: alreadySent + source.bytesSent, files: plan.sent(missing).files)
+        let line = BlobPush.filledLine(r.stdout)
+        try BlobPush.checkFill(status: Self.termination(r.result), filled: line != nil, stderr: r.stderr, host: host.name, directory: directory)
+        try await BlobPush.filled(line, plan: plan, host: host)
+        return .pushed(bytes: alreadySent.bytes + source.bytesSent - PushCacheScript.scriptInput.count, files: plan.sent(missing).files + alreadySent.filesAhead)
     }
 
     static func termination(_ r: SSHExitResult) -> CommandTermination {
@@ -295,13 +309,15 @@ public final class SSHShell: RemoteShell {
         }
     }
 
-    /// One round trip: `finish`, then `rm -rf` of the job directory (after the leftovers were killed).
+    /// One round trip: `finish`, then (the leftovers killed) the job directory is kept as a free
+    /// tree for the next push (`PushCacheScript.keep`), or removed when it cannot be.
     /// Exit status 125 from the line means the removal failed.
     public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
                                             output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         try checkJobDirectory(directory)
-        let line = ShellQuote.join(finish.arguments) + "; s=$?; rm -rf -- \(ShellQuote.quote(directory)) || exit 125; exit $s"
-        let termination = try await runLine(line, deadlines: deadlines, output: output)
+        let keep = ShellQuote.join(PushCacheScript.keep(workRoot: host.workRoot, directory: directory, trees: host.slots).arguments)
+        let line = ShellQuote.join(finish.arguments) + " </dev/null; s=$?; " + keep + " 2>/dev/null || rm -rf -- \(ShellQuote.quote(directory)) || exit 125; exit $s"
+        let termination = try await runLine(line, stdin: .bytes(PushCacheScript.scriptInput), deadlines: deadlines, output: output)
         if termination == .exited(125) {
             throw RemoteShellError(.cleanup, host: host.name, "cannot remove \(directory)")
         }
@@ -420,13 +436,13 @@ private final class ConnectionPool: @unchecked Sendable {
     }
 }
 
-/// Takes the first stdout line of a prepare (the push check's verdict) out of the stream. After
-/// `keepUnless` (warm) the rest (the chained command's output) is forwarded; after any other first
+/// Takes the first stdout line of a prepare (the push check's verdict) out of the stream. After a
+/// line `forwards` accepts (warm) the rest (the chained command's output) is forwarded; after any other first
 /// line it is kept (the missing hashes). Keeps the tail of stderr for messages. Chunks arrive serially.
 private final class FirstLineSplitter: @unchecked Sendable {
     private let lock = NSLock()
     private let forward: @Sendable (OutputChunk) -> Void
-    private let keepUnless: String
+    private let forwards: @Sendable (String) -> Bool
     private var head: [UInt8] = []
     private var done = false
     private var keeping = false
@@ -434,14 +450,14 @@ private final class FirstLineSplitter: @unchecked Sendable {
     private(set) var firstLineStore: String?
     private var stderr: [UInt8] = []
 
-    init(forward: @escaping @Sendable (OutputChunk) -> Void, keepUnless: String) {
+    init(forward: @escaping @Sendable (OutputChunk) -> Void, forwards: @escaping @Sendable (String) -> Bool) {
         self.forward = forward
-        self.keepUnless = keepUnless
+        self.forwards = forwards
     }
 
     var firstLine: String? { lock.lock(); defer { lock.unlock() }; return firstLineStore }
     var stderrTail: [UInt8] { lock.lock(); defer { lock.unlock() }; return stderr }
-    /// The lines after a first line other than `keepUnless`.
+    /// The lines after a first line `forwards` refused.
     var kept: [String] {
         lock.lock(); defer { lock.unlock() }
         return String(decoding: keptBytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -479,7 +495,7 @@ private final class FirstLineSplitter: @unchecked Sendable {
         let rest = Array(head[(nl + 1)...])
         head = []
         done = true
-        keeping = first != keepUnless
+        keeping = !forwards(first)
         if keeping {
             keptBytes = rest
             lock.unlock()

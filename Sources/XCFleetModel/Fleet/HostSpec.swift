@@ -143,13 +143,18 @@ public struct HostSpec: Equatable, Codable, Sendable {
         self.deadPeerSeconds = deadPeerSeconds
     }
 
-    /// The built-in local host: this Linux machine, one slot, work under the user's cache folder
-    /// (private: `$XDG_CACHE_HOME/xcfleet` or `~/.cache/xcfleet`).
+    /// The built-in local host: this Linux machine, `localSlots` slots, work under the user's cache
+    /// folder (private: `$XDG_CACHE_HOME/xcfleet` or `~/.cache/xcfleet`).
     public static var local: HostSpec {
         HostSpec(name: "local", transport: .local, address: "localhost", port: 0, user: "",
-                 labels: ["platform:linux", "swift"], slots: 1,
+                 labels: ["platform:linux", "swift"], slots: localSlots,
                  workRoot: WorkRootDefaults.local())
     }
+
+    /// Slots of the built-in local host: one job tests while another builds (the host's build lock
+    /// keeps compiles one at a time), so a compile never leaves the other core idle behind a test
+    /// and a test never waits for a compile it does not need. A third slot would only queue on the lock.
+    public static let localSlots = 2
 
     /// Values to scrub from every log and report.
     public var secrets: [String] { environment.values.filter(\.secret).map(\.value).filter { !$0.isEmpty } }
