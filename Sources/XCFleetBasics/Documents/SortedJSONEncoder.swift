@@ -388,11 +388,6 @@ struct SortedJSONKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
     private var w: UnsafeMutablePointer<SortedJSONState> { slot.writer.state }
     private var level: Int { slot.depth }
 
-    init(slot: SortedJSONSlot, id: Int) {
-        self.slot = slot
-        self.id = id
-    }
-
     private func begin(_ key: Key) throws {
         try w.pointee.activate(level: level, id: id)
         w.pointee.beginEntry(key.stringValue, level: level)
@@ -443,11 +438,6 @@ struct SortedJSONUnkeyedContainer: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey] { slot.codingPath }
     private var w: UnsafeMutablePointer<SortedJSONState> { slot.writer.state }
     private var level: Int { slot.depth }
-
-    init(slot: SortedJSONSlot, id: Int) {
-        self.slot = slot
-        self.id = id
-    }
 
     private mutating func begin() throws {
         try w.pointee.activate(level: level, id: id)
