@@ -388,11 +388,15 @@ final class BuildCacheTests: XCTestCase {
         try Data(count: 3000).write(to: URL(fileURLWithPath: old))
         try Data("x".utf8).write(to: URL(fileURLWithPath: fresh))
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: old)
+        // The push left the manifest of the job's tree (kept trees live under .cache/trees): it goes too.
+        let trees = root.appendingPathComponent(".cache/trees").path
+        XCTAssertTrue(FileManager.default.fileExists(atPath: trees))
         let fleet = dir.appendingPathComponent("fleet.json")
         try Data(#"{"hosts": [{"name": "local", "transport": "local", "workRoot": "\#(root.path)"}]}"#.utf8).write(to: fleet)
         let r = try TestShell.runProcess(TestPaths.xcfleetBinary.path, ["hosts", "clean", "--fleet", fleet.path])
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
-        XCTAssertTrue(r.stdout.contains("local: removed 2 cache entries"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("local: removed 3 cache entries"), r.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: trees))
         XCTAssertFalse(FileManager.default.fileExists(atPath: old))
         XCTAssertTrue(FileManager.default.fileExists(atPath: fresh))
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("builds/\(built.key.hex)").path))
