@@ -52,12 +52,17 @@ public enum BuildCacheScript {
         /// Product digests xcfleet recorded for builds it made on this host (`BuildKey.hex` → SHA-256):
         /// the only builds the script may use or start from.
         public var trusted: [String: String] = [:]
+        /// Keys this run is building on this host right now (by other jobs): a build of one of them
+        /// that another builder finishes while this script waits for the lock may be the base of an
+        /// incremental build, held to its marker's product. Any other build that appears meanwhile is not.
+        public var pending: [String] = []
         /// Make a finished build read-only (SwiftPM: the tests run the bundle from the job folder and
         /// write nothing into the build; Xcode's test-without-building writes into DerivedData).
         public var readOnly: Bool = false
 
         package init(workRoot: String, key: BuildKey, toolchainDigest: String, productGlob: String, manifest: [String], jobDirectory: String,
-                     limits: CacheLimits, command: [String], trusted: [String: String] = [:], readOnly: Bool = false) {
+                     limits: CacheLimits, command: [String], trusted: [String: String] = [:], pending: [String] = [],
+                     readOnly: Bool = false) {
             self.workRoot = workRoot
             self.key = key
             self.toolchainDigest = toolchainDigest
@@ -67,6 +72,7 @@ public enum BuildCacheScript {
             self.limits = limits
             self.command = command
             self.trusted = trusted
+            self.pending = pending
             self.readOnly = readOnly
         }
     }
@@ -77,16 +83,22 @@ public enum BuildCacheScript {
     public static func command(_ input: Input) -> ShellCommand {
         ShellCommand(["sh", "-c", script, "sh", input.workRoot, input.key.hex, input.toolchainDigest, input.productGlob,
                       BuildKey.sourcesDigest(input.manifest), steeringPaths, input.jobDirectory, String(input.limits.maxBytes),
-                      String(input.limits.minFreeBytes), trustLines(input.trusted), input.readOnly ? "1" : "0"] + input.command)
+                      String(input.limits.minFreeBytes), trustLines(input.trusted, pending: input.pending), input.readOnly ? "1" : "0"] + input.command)
     }
 
     /// The pushed files the manifest leaves out (`BuildKey.testSteeringFiles`), one per line.
     package static var steeringPaths: String { BuildKey.testSteeringFiles.sorted().joined(separator: "\n") }
 
-    /// `KEY DIGEST` lines, sorted; only well-formed pairs.
-    package static func trustLines(_ trusted: [String: String]) -> String {
-        trusted.filter { Self.isDigest($0.key) && Self.isDigest($0.value) }.sorted { $0.key < $1.key }
-            .map { "\($0.key) \($0.value)" }.joined(separator: "\n")
+    /// Most `KEY pending` lines one command carries (each about 72 bytes of the exec request).
+    public static let pendingLimit = 16
+
+    /// `KEY DIGEST` lines, sorted; only well-formed pairs. Then `KEY pending` for each pending key
+    /// without a record (at most `pendingLimit`).
+    package static func trustLines(_ trusted: [String: String], pending: [String] = []) -> String {
+        let records = trusted.filter { Self.isDigest($0.key) && Self.isDigest($0.value) }.sorted { $0.key < $1.key }
+            .map { "\($0.key) \($0.value)" }
+        let waiting = Set(pending.filter { Self.isDigest($0) && trusted[$0] == nil }).sorted().prefix(pendingLimit).map { "\($0) pending" }
+        return (records + waiting).joined(separator: "\n")
     }
 
     /// 64 lower-case hex digits.

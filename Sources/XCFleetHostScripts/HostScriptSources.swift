@@ -66,6 +66,8 @@ existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
 before=$(ls "$b")
 # The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
 trusted() { printf '%s\n' "$trust" | sed -n "s/^$1 \([0-9a-f]\{64\}\)\$/\1/p" | sed -n 1p; }
+# Whether xcfleet said another of its jobs is building KEY on this host now (`KEY pending`).
+pending() { printf '%s\n' "$trust" | grep -qxF "$1 pending"; }
 check() {
   m="$1/.xcfleet-build"
   [ -O "$1" ] && [ ! -L "$1" ] || { why="not a directory of $(id -un)"; return 1; }
@@ -107,7 +109,8 @@ fi
 s="$b/.stage"
 xcf_rm "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
 # Nearest finished build of the same toolchain that xcfleet recorded building here (or that another
-# builder finished while this one waited): fewest files to write (new or changed), at least one in common.
+# of this run's builders, named `pending`, finished while this one waited): fewest files to write
+# (new or changed), at least one in common.
 printf '%s\n' "$manifest" | LC_ALL=C sort > "$b/.want.$$"
 best=""; bestd=$(printf '%s\n' "$manifest" | wc -l)
 for m in "$b"/*/.xcfleet-build; do
@@ -116,7 +119,8 @@ for m in "$b"/*/.xcfleet-build; do
   k=$(basename "$(dirname "$m")")
   case "$k" in *[!0-9a-f]*|'') continue;; esac
   [ ${#k} -eq 64 ] || continue
-  [ -n "$(trusted "$k")" ] || ! printf '%s\n' "$before" | grep -qxF "$k" || continue
+  # Recorded, or one of this run's builds in flight that finished while this script waited.
+  [ -n "$(trusted "$k")" ] || { pending "$k" && ! printf '%s\n' "$before" | grep -qxF "$k"; } || continue
   d=$(sed -n '/^--$/,$p' "$m" | sed 1d | LC_ALL=C sort | LC_ALL=C comm -13 - "$b/.want.$$" | wc -l)
   [ "$d" -lt "$bestd" ] || continue
   # A base holding this job's product that is not what xcfleet recorded is not built upon (the

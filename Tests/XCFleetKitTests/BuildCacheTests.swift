@@ -49,7 +49,7 @@ final class BuildCacheTests: XCTestCase {
     /// the digests recorded in `trust` for `root`; records what it built there.
     static func build(_ ws: Workspace, root: URL, toolchain: String = toolchain, limits: CacheLimits = CacheLimits(),
                       command: [String] = ["swift", "build", "--build-tests"],
-                      glob: String = SwiftPMCachedBuild.productGlob, trust: BuildTrust = BuildCacheTests.trust,
+                      glob: String = SwiftPMCachedBuild.productGlob, trust: BuildTrust = BuildCacheTests.trust, pending: [String] = [],
                       onOutput: @escaping @Sendable (String) -> Void = { _ in }) async throws -> BuildRun {
         let shell = shell(root: root)
         let dir = try await shell.makeJobDirectory(jobID: "build-test")
@@ -57,7 +57,8 @@ final class BuildCacheTests: XCTestCase {
         let key = BuildKey.compute(workspace: ws, toolchain: toolchain, destination: nil, buildCommand: command)
         let input = BuildCacheScript.Input(workRoot: root.path, key: key, toolchainDigest: BuildKey.toolchainDigest(toolchain),
                                            productGlob: glob, manifest: BuildKey.sourceManifest(of: ws), jobDirectory: dir,
-                                           limits: limits, command: command, trusted: trust.digests(host: root.path), readOnly: true)
+                                           limits: limits, command: command, trusted: trust.digests(host: root.path), pending: pending,
+                                           readOnly: true)
         let scanner = BuildProtocolScanner()
         let text = LockedText()
         let started = Date()
@@ -304,8 +305,11 @@ final class BuildCacheTests: XCTestCase {
         let lock = root.appendingPathComponent("builds/.stage").path
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: lock), Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
-        let waiter = try await Self.build(Self.tiny("waiter"), root: root, command: slow, trust: BuildTrust())
+        // xcfleet names the keys its other jobs are building on the host (`pending`).
+        let firstKey = BuildKey.compute(workspace: Self.tiny("first"), toolchain: Self.toolchain, destination: nil, buildCommand: slow).hex
+        let waiter = try await Self.build(Self.tiny("waiter"), root: root, command: slow, trust: BuildTrust(), pending: [firstKey])
         let built = try await first
+        XCTAssertEqual(built.key.hex, firstKey)
         XCTAssertEqual(built.record?.origin, .cold, built.output)
         XCTAssertEqual(waiter.termination, .exited(0), waiter.output)
         XCTAssertGreaterThan(waiter.record?.waitedSeconds ?? 0, 0.5, "it waited for the first build")
@@ -321,6 +325,14 @@ final class BuildCacheTests: XCTestCase {
         let next = try await Self.build(near, root: root, command: slow, trust: stale)
         XCTAssertEqual(next.record?.origin, .incremental, next.output)
         XCTAssertEqual(next.record?.base, built.key.hex, "the nearest one's product is not the recorded one")
+        // A build that appears while the script waits but that xcfleet did not name (planted, or
+        // another process's) is not built upon.
+        async let other = Self.build(Self.tiny("other"), root: root, command: slow, trust: BuildTrust())
+        while !FileManager.default.fileExists(atPath: lock), Date() < deadline.addingTimeInterval(20) { try await Task.sleep(nanoseconds: 50_000_000) }
+        let unnamed = try await Self.build(Self.tiny("unnamed"), root: root, command: slow, trust: BuildTrust())
+        _ = try await other
+        XCTAssertGreaterThan(unnamed.record?.waitedSeconds ?? 0, 0.5, "it waited for the other build")
+        XCTAssertEqual(unnamed.record?.origin, .cold, unnamed.output)
     }
 
     /// A builder killed mid-build leaves `.stage` without a marker: never used; the next builder

@@ -126,7 +126,9 @@ final class SwiftPMSteps: @unchecked Sendable {
 
     /// The cache script's command with the host's trusted builds (always this job's key's own).
     func unwrappedBuildCommand(_ cached: SwiftPMCachedBuild, identity: String) -> ShellCommand {
-        cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: executor.shell.host.name, including: cached.key(toolchain: identity).hex))
+        let host = executor.shell.host.name
+        return cached.buildCommand(toolchain: identity, trusted: executor.buildTrust.digests(host: host, including: cached.key(toolchain: identity).hex),
+                                   pending: Array(executor.fleetBuilds?.building(on: host) ?? []))
     }
 
     /// The cache script for the push's round trip, once the toolchain identity is known (admission
@@ -267,6 +269,7 @@ final class XcodeSteps: @unchecked Sendable {
         var cache = XcodeCachedBuild(workspace: executor.job.workspace, workRoot: shell.host.workRoot,
                                      limits: shell.host.cache ?? CacheLimits(), jobDirectory: directory)
         cache.trusted = executor.buildTrust.digests(host: shell.host.name, newest: BuildTrust.sentLimit)
+        cache.pending = Array(executor.fleetBuilds?.building(on: shell.host.name) ?? [])
         var made = XcodebuildJob(shell: shell, directory: directory, input: XcodebuildJob.Input(job: executor.job),
                                  deadlines: XcodebuildJob.Deadlines(timeouts: executor.job.spec.timeouts), cache: cache)
         made.buildStarted = executor.buildStarted

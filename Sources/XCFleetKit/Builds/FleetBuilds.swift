@@ -19,7 +19,20 @@ actor FleetBuilds {
         case built(host: String, digest: String)
     }
 
-    private var states: [String: State] = [:]
+    private var states: [String: State] = [:] {
+        didSet {
+            var building: [String: Set<String>] = [:]
+            for (key, state) in states { if case .building(let host) = state { building[host, default: []].insert(key) } }
+            inFlight.set(building)
+        }
+    }
+    /// The keys each host is building now, readable without awaiting the actor (a build command is
+    /// made synchronously): a build the host's cache script finds finished while it waited for the
+    /// lock may be its base only when it is one of these (`BuildCacheScript.Input.pending`).
+    private nonisolated let inFlight = InFlightKeys()
+
+    /// Keys this run is building on `host` right now.
+    nonisolated func building(on host: String) -> Set<String> { inFlight.get(host) }
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
 
     /// The claim for `key` on `host`: build it, or receive it from the host that built it; while
@@ -94,4 +107,12 @@ actor FleetBuilds {
     private func timeOut(_ key: String, _ id: UUID) {
         waiters[key]?.removeValue(forKey: id)?.resume()
     }
+}
+
+/// A lock-protected copy of `FleetBuilds`' keys in flight per host.
+private final class InFlightKeys: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byHost: [String: Set<String>] = [:]
+    func set(_ value: [String: Set<String>]) { lock.lock(); byHost = value; lock.unlock() }
+    func get(_ host: String) -> Set<String> { lock.lock(); defer { lock.unlock() }; return byHost[host] ?? [] }
 }

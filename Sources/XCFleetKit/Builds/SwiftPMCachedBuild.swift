@@ -44,10 +44,11 @@ struct SwiftPMCachedBuild: Sendable {
 
     /// `trusted`: the product digests xcfleet recorded for its builds on this host (`BuildTrust`).
     /// The finished build is made read-only: its bundle runs from the job directory.
-    func buildCommand(toolchain: String, trusted: [String: String] = [:]) -> ShellCommand {
+    /// `pending`: keys other jobs of the run are building on this host now (`BuildCacheScript.Input.pending`).
+    func buildCommand(toolchain: String, trusted: [String: String] = [:], pending: [String] = []) -> ShellCommand {
         BuildCacheScript.command(BuildCacheScript.Input(
             workRoot: shell.host.workRoot, key: key(toolchain: toolchain), toolchainDigest: BuildKey.toolchainDigest(toolchain),
             productGlob: productGlob, manifest: BuildKey.sourceManifest(of: job.workspace), jobDirectory: directory,
-            limits: shell.host.cache ?? CacheLimits(), command: buildArguments, trusted: trusted, readOnly: true))
+            limits: shell.host.cache ?? CacheLimits(), command: buildArguments, trusted: trusted, pending: pending, readOnly: true))
     }
 }

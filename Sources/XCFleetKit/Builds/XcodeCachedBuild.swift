@@ -19,6 +19,8 @@ public struct XcodeCachedBuild: Equatable, Sendable {
     /// Product digests xcfleet recorded for its builds on the host (`BuildTrust`): a cached build
     /// is used only when it matches. Not made read-only: test-without-building writes into DerivedData.
     public var trusted: [String: String] = [:]
+    /// Keys other jobs of the run are building on the host now (`BuildCacheScript.Input.pending`).
+    public var pending: [String] = []
 
     public init(workspace: Workspace, workRoot: String, limits: CacheLimits, jobDirectory: String) {
         self.workspace = workspace
@@ -72,7 +74,7 @@ public struct XcodeCachedBuild: Equatable, Sendable {
             workRoot: workRoot, key: key(toolchain: toolchain, build: build, destination: destination),
             toolchainDigest: BuildKey.toolchainDigest(toolchain), productGlob: Self.productGlob,
             manifest: BuildKey.sourceManifest(of: workspace), jobDirectory: jobDirectory, limits: limits, command: build.arguments,
-            trusted: trusted))
+            trusted: trusted, pending: pending))
         command.environment = build.environment
         return command
     }
