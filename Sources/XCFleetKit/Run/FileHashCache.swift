@@ -42,10 +42,13 @@ package struct FileHashCache: Sendable {
         load()
     }
 
-    static func defaultFolder() -> String? {
+    static func defaultFolder() -> String? { userCacheFolder("xcfleet-file-hashes") }
+
+    /// `$XDG_CACHE_HOME/NAME`, else `~/.cache/NAME`; nil when neither is an absolute path.
+    static func userCacheFolder(_ name: String) -> String? {
         let env = ProcessInfo.processInfo.environment
-        if let xdg = env["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/xcfleet-file-hashes" }
-        if let home = env["HOME"], home.hasPrefix("/") { return home + "/.cache/xcfleet-file-hashes" }
+        if let xdg = env["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/" + name }
+        if let home = env["HOME"], home.hasPrefix("/") { return home + "/.cache/" + name }
         return nil
     }
 

@@ -20,12 +20,7 @@ struct PushTreeMemory: Sendable {
     private static let header = "xcfleet-push-trees 1"
     private static let lock = NSLock()
 
-    static func defaultFolder() -> String? {
-        let env = ProcessInfo.processInfo.environment
-        if let xdg = env["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/xcfleet-push-trees" }
-        if let home = env["HOME"], home.hasPrefix("/") { return home + "/.cache/xcfleet-push-trees" }
-        return nil
-    }
+    static func defaultFolder() -> String? { FileHashCache.userCacheFolder("xcfleet-push-trees") }
 
     /// The file for `host` (its address, port, user and work root); nil when no private folder can be had.
     static func file(for host: HostSpec, folder: String? = nil) -> String? {
