@@ -13,6 +13,7 @@
 # Parts 1 and 2, one run (`BENCH_ONLY="1 2"`), 2026-12-02, shared 2-core machine, load 3.9-5.1:
 #   1. warm re-run 1.04 s ÷ swift test 1.15 s = 0.90 (before, load 9.6-7: 1.84 s ÷ 0.97 s = 1.90)
 #   2. nightly 51.6 s ÷ cold cache-contract 32.2 s = 1.60: 1 cold build, 7 incremental, 2 cached
+#      (on a quiet machine, load 1.2: 36.9 s ÷ 15.0 s = 2.46 and 40.9 s ÷ 17.5 s = 2.34: not met)
 #      (the local host with one slot, load ~1: 41.95 s ÷ 15.30 s = 2.74; with two slots but a job
 #      that waited for the build lock building cold: 3 cold builds, 4.33).
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
