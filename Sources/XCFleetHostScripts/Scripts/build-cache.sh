@@ -15,8 +15,6 @@ existed=0; { [ -e "$b/$key" ] || [ -L "$b/$key" ]; } && existed=1
 before=$(ls "$b")
 # The product digest xcfleet recorded for build KEY on this host (empty: none). KEY is 64 hex digits.
 trusted() { printf '%s\n' "$trust" | sed -n "s/^$1 \([0-9a-f]\{64\}\)\$/\1/p" | sed -n 1p; }
-# Whether xcfleet said another of its jobs is building KEY on this host now (`KEY pending`).
-pending() { printf '%s\n' "$trust" | grep -qxF "$1 pending"; }
 check() {
   m="$1/.xcfleet-build"
   [ -O "$1" ] && [ ! -L "$1" ] || { why="not a directory of $(id -un)"; return 1; }
@@ -47,8 +45,10 @@ if [ -d "$b/$key" ]; then
   say untrusted "$why"
 fi
 exec 9>>"$b/.lock" || exit 97
-perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die "cannot use the lock: $!\n"; $| = 1; my $t = 0;
-  until (flock($f, LOCK_EX | LOCK_NB)) { if (time - $t >= 5) { print "XCFLEET-BUILD waiting\n"; $t = time; } select(undef, undef, undef, 0.1); }' || exit 97
+# Blocks on the lock (taken the moment it is released), saying `waiting` at once and every 5 s.
+perl -MFcntl=:flock -e 'open(my $f, ">&=", 9) or die "cannot use the lock: $!\n"; $| = 1;
+  unless (flock($f, LOCK_EX | LOCK_NB)) { print "XCFLEET-BUILD waiting\n"; local $SIG{ALRM} = sub { print "XCFLEET-BUILD waiting\n"; alarm 5 };
+    alarm 5; until (flock($f, LOCK_EX)) { $!{EINTR} or die "cannot take the lock: $!\n" } alarm 0 }' || exit 97
 say locked
 if [ -d "$b/$key" ]; then
   check "$b/$key" locked && { exec 9>&-; use cached; }
@@ -60,18 +60,41 @@ xcf_rm "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
 # Nearest finished build of the same toolchain that xcfleet recorded building here (or that another
 # of this run's builders, named `pending`, finished while this one waited): fewest files to write
 # (new or changed), at least one in common.
-printf '%s\n' "$manifest" | LC_ALL=C sort > "$b/.want.$$"
-best=""; bestd=$(printf '%s\n' "$manifest" | wc -l)
-for m in "$b"/*/.xcfleet-build; do
-  [ -f "$m" ] || continue
-  [ "$(sed -n 's/^toolchain=//p' "$m")" = "$tool" ] || continue
-  k=$(basename "$(dirname "$m")")
-  case "$k" in *[!0-9a-f]*|'') continue;; esac
-  [ ${#k} -eq 64 ] || continue
-  # Recorded, or one of this run's builds in flight that finished while this script waited.
-  [ -n "$(trusted "$k")" ] || { pending "$k" && ! printf '%s\n' "$before" | grep -qxF "$k"; } || continue
-  d=$(sed -n '/^--$/,$p' "$m" | sed 1d | LC_ALL=C sort | LC_ALL=C comm -13 - "$b/.want.$$" | wc -l)
-  [ "$d" -lt "$bestd" ] || continue
+near="$b/.near.$$"
+printf '%s\n' "$manifest" > "$near.want"; printf '%s\n' "$trust" > "$near.trust"; printf '%s\n' "$before" > "$near.before"
+for m in "$b"/*/.xcfleet-build; do [ -f "$m" ] && printf '%s\n' "$m"; done > "$near.markers"
+# One pass over every marker (no process per build): "files-to-write key" for each finished build of
+# this toolchain that xcfleet recorded here (or that is pending and appeared during the wait) and has
+# at least one file in common with the job; nearest first, ties in the markers' order.
+candidates=$(awk -v tool="$tool" -v t="$near" '
+  function hex(s) { return s != "" && s !~ /[^0-9a-f]/ }
+  BEGIN {
+    while ((getline l < (t ".want")) > 0) if (l != "" && !(l in w)) { w[l] = 1; n++ }
+    while ((getline l < (t ".trust")) > 0) {
+      k = l; sub(/ .*$/, "", k); v = substr(l, length(k) + 2)
+      if (v == "pending") pend[k] = 1
+      else if (length(v) == 64 && hex(v)) rec[k] = 1
+    }
+    while ((getline l < (t ".before")) > 0) seen[l] = 1
+    i = 0
+    while ((getline m < (t ".markers")) > 0) {
+      k = m; sub(/\/\.xcfleet-build$/, "", k); sub(/^.*\//, "", k)
+      if (length(k) != 64 || !hex(k)) continue
+      if (!(k in rec) && !((k in pend) && !(k in seen))) continue
+      tools = 0; match1 = 0; body = 0; common = 0; split("", got)
+      while ((getline l < m) > 0) {
+        if (body) { if ((l in w) && !(l in got)) { got[l] = 1; common++ } }
+        else if (l == "--") body = 1
+        else if (substr(l, 1, 10) == "toolchain=") { tools++; match1 = (substr(l, 11) == tool) }
+      }
+      close(m)
+      if (tools == 1 && match1 && common > 0) printf "%d %d %s\n", n - common, i++, k
+    }
+  }' | sort -n -k1,1 -k2,2 | cut -d' ' -f3)
+rm -f "$near.want" "$near.trust" "$near.before" "$near.markers"
+best=""
+for k in $candidates; do
+  m="$b/$k/.xcfleet-build"
   # A base holding this job's product that is not what xcfleet recorded is not built upon (the
   # product would be carried over when nothing it is made from changed); the next nearest may be.
   # A base finished by another builder while this one waited (xcfleet recorded it after this
@@ -79,9 +102,8 @@ for m in "$b"/*/.xcfleet-build; do
   recorded=$(trusted "$k"); [ -n "$recorded" ] || recorded=$(sed -n 's/^product=//p' "$m")
   [ -n "$recorded" ] || continue
   if xcf_has_product "$b/$k" && [ "$(xcf_product_hash "$b/$k")" != "$recorded" ]; then continue; fi
-  bestd=$d; best=$k
+  best=$k; break
 done
-rm -f "$b/.want.$$"
 origin=cold
 if [ -n "$best" ] && { if [ "$(uname)" = Darwin ]; then cp -Rpc "$b/$best" "$s" 2>/dev/null || { xcf_rm "$s"; cp -Rp "$b/$best" "$s"; }; else cp -a "$b/$best" "$s"; fi; }; then
   origin="incremental $best"
