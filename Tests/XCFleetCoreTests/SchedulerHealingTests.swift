@@ -117,6 +117,28 @@ final class SchedulerHealingTests: XCTestCase {
         XCTAssertEqual(s.cachedBuilds(onHost: "h"), ["K", "M"])
     }
 
+    /// Among jobs of equal expected length, the first job of a key that others share goes first (its
+    /// build lets them all start); the jobs behind it keep their places and go cached after it.
+    func testTheBuildOthersWaitForGoesFirstAndItsSiblingsKeepTheirPlaces() {
+        let jobs = [SchedulerJob(id: "gate", suite: "g", build: build("G")),
+                    SchedulerJob(id: "m1", suite: "g", build: build("M1", bases: ["G"])),
+                    SchedulerJob(id: "m2", suite: "g", build: build("M2", bases: ["G"])),
+                    SchedulerJob(id: "r1", suite: "p", build: build("P")),
+                    SchedulerJob(id: "r2", suite: "p", build: build("P"))]
+        var s = Scheduler(jobs: jobs, hosts: [SchedulerHost(name: "h", slots: 2)])
+        XCTAssertEqual(s.queuedJobIDs, ["r1", "gate", "m1", "m2", "r2"])
+        XCTAssertEqual(starts(s.start()).map(\.job), ["r1", "gate"])
+        XCTAssertEqual(starts(s.attemptFinished(jobID: "gate", attempt: 1, outcome: .passed)).map(\.job), ["m1"], "r2 waits for P's build")
+        XCTAssertTrue(starts(s.buildFinished(host: "h", key: "P", succeeded: true)).isEmpty, "no free slot")
+        XCTAssertEqual(starts(s.attemptFinished(jobID: "m1", attempt: 1, outcome: .passed)).map(\.job), ["m2"])
+        XCTAssertEqual(starts(s.attemptFinished(jobID: "r1", attempt: 1, outcome: .passed)).map(\.job), ["r2"])
+        XCTAssertEqual(s.buildSource(ofJob: "r2", onHost: "h"), .cached)
+        // Longer expected work still goes first: the rank only breaks ties.
+        let long = [SchedulerJob(id: "a", suite: "a", expectedSeconds: 60), SchedulerJob(id: "b1", suite: "b", expectedSeconds: 10, build: build("B")),
+                    SchedulerJob(id: "b2", suite: "b", expectedSeconds: 10, build: build("B"))]
+        XCTAssertEqual(Scheduler(jobs: long, hosts: [SchedulerHost(name: "h")]).queuedJobIDs, ["a", "b1", "b2"])
+    }
+
     /// A host that holds the job's build wins over an emptier one; an incremental base beats cold.
     func testPrefersTheHostHoldingTheBuildThenAnIncrementalBase() {
         let jobs = [SchedulerJob(id: "gate", suite: "g", expectedSeconds: 10, build: build("G")),

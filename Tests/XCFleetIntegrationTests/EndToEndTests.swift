@@ -204,6 +204,34 @@ final class EndToEndTests: XCTestCase {
         XCTAssertGreaterThan(Set(metrics.compactMap { $0.labels["rep"] }).count, 1, "repetitions show the spread")
     }
 
+    /// Repetitions share one build: the local host's second slot takes the next repetition as soon
+    /// as the first has the build, not when the first repetition's tests end.
+    func testARepetitionStartsWhenTheFirstHasTheBuildNotWhenItsTestsEnd() throws {
+        // A cost limit no other run used: a build this run has to make (incremental from the cache).
+        let limit = 4_194_304 + 4096 * Int.random(in: 1...100_000)
+        let plan = runs.deletingLastPathComponent().appendingPathComponent("repetitions-\(limit).json")
+        try #"{ "name": "reps", "suites": [ { "name": "pressure", "template": "pressure-probes", "kind": "probe", "repetitions": 2, "parameters": { "objectSizes": "512", "costLimitBytes": \#(limit) } } ] }"#
+            .write(to: plan, atomically: true, encoding: .utf8)
+        let result = try xcfleet(["run", plan.path, "--runs", runs.path, "--no-history"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let events = try EventLog.read(try onlyRunDirectory().appendingPathComponent("events.jsonl"))
+        var started: [String: Double] = [:], ended: [String: Double] = [:], origins: [String: BuildOrigin] = [:], built: [String: Double] = [:]
+        for e in events {
+            switch e.body {
+            case .attemptStarted(let ref, _, _): started[ref.jobID] = e.t
+            case .attemptEnded(let ref, _): ended[ref.jobID] = e.t
+            case .build(let ref, let record): origins[ref.jobID] = record.origin; built[ref.jobID] = e.t
+            default: break
+            }
+        }
+        let builder = try XCTUnwrap(origins.first { $0.value != .cached }?.key, "one repetition builds: \(origins)")
+        let other = try XCTUnwrap(origins.first { $0.key != builder }, "\(origins)")
+        XCTAssertEqual(other.value, .cached, "the other repetition uses the build: \(origins)")
+        let otherStart = try XCTUnwrap(started[other.key]), builderEnd = try XCTUnwrap(ended[builder]), builtAt = try XCTUnwrap(built[builder])
+        XCTAssertGreaterThanOrEqual(otherStart, builtAt, "it waited for the build")
+        XCTAssertLessThan(otherStart, builderEnd, "it started while \(builder) was still testing (built at \(builtAt) s, ended at \(builderEnd) s)")
+    }
+
     func testCombineSuiteIsUnschedulableOnALinuxOnlyFleet() throws {
         let result = try xcfleet(["run", "Plans/combine-lifetime.json", "--runs", runs.path])
         XCTAssertEqual(result.status, 3, result.stdout + result.stderr)

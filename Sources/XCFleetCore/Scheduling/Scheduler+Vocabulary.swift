@@ -83,10 +83,13 @@ extension Scheduler {
         min(max(0, host.slots), maxSlotsPerHost)
     }
 
-    /// Longest expected first, then input order.
+    /// Longest expected first; among equals, the job whose build lets more work start (`rank`: a
+    /// host builds one key at a time, so the build other jobs wait for goes early and their tests
+    /// overlap the other builds); then input order.
     func ordered(_ a: Int, _ b: Int) -> Bool {
         let x = jobs[a], y = jobs[b]
         if x.expected != y.expected { return x.expected > y.expected }
+        if x.rank != y.rank { return x.rank > y.rank }
         return x.order < y.order
     }
 }

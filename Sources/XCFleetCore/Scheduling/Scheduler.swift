@@ -24,7 +24,9 @@ import XCFleetModel
 /// - `.runFinished`: every job has its final state; returned exactly once.
 ///
 /// Placement (queue mode): whenever a slot frees or a host joins, queued jobs are taken longest
-/// expected duration first (ties: input order) and each is put on a free slot of a host that has
+/// expected duration first (ties: the first job of a build key that other jobs share, by the work
+/// its build lets start — the repetitions or shards behind it keep their places and go cached —
+/// then input order) and each is put on a free slot of a host that has
 /// every label it requires, preferring the host with the most free slots, then the one with fewer
 /// labels (keeps specialised hosts for jobs that need them), then the host known first.
 ///
@@ -82,6 +84,9 @@ public struct Scheduler: Sendable {
         var job: SchedulerJob
         var order: Int
         var expected: Double
+        /// The expected seconds of every job of this job's build key when it is the first of two or
+        /// more jobs that share that key (its build lets them all start); otherwise its own.
+        var rank: Double = 0
         var state: JobState
         var attempts = 0
         var infraFailures = 0
@@ -129,6 +134,15 @@ public struct Scheduler: Sendable {
         unfinished = self.jobs.count
         let expected = Scheduler.expectedDurations(for: self.jobs.map(\.job), default: options.defaultExpectedSeconds)
         for i in self.jobs.indices { self.jobs[i].expected = expected[i] }
+        var first: [String: Int] = [:], shared: [String: (count: Int, seconds: Double)] = [:]
+        for (i, record) in self.jobs.enumerated() {
+            self.jobs[i].rank = record.expected
+            guard let key = record.job.build?.key else { continue }
+            if first[key] == nil { first[key] = i }
+            shared[key, default: (0, 0)].count += 1
+            shared[key, default: (0, 0)].seconds += record.expected
+        }
+        for (key, i) in first { if let group = shared[key], group.count > 1 { self.jobs[i].rank = group.seconds } }
         let all = Array(self.jobs.indices)
         queue = all.sorted { ordered($0, $1) }
         for host in hosts { addHost(host) }

@@ -230,6 +230,7 @@ final class SwiftPMSteps: @unchecked Sendable {
         if let record {
             executor.buildTrust.record(record)
             log.append(.build(ref, record))
+            executor.buildFinished?()
             if let why = record.untrusted {
                 log.append(.note("\(ref.jobID) attempt \(ref.attempt): the build \(record.key.prefix(12)) on \(shell.host.name) was not trusted (\(why)); rebuilt"))
             }
@@ -305,6 +306,7 @@ final class XcodeSteps: @unchecked Sendable {
         if step == .build, let record = session.outcome.build {
             executor.buildTrust.record(record)
             executor.log.append(.build(executor.ref, record))
+            executor.buildFinished?()
             session.outcome.build = nil
         }
         if step == .discover, let found = session.outcome.discovery { executor.log.append(.testsDiscovered(executor.ref, found)) }

@@ -47,6 +47,9 @@ struct AttemptExecutor: Sendable {
 
     /// Called when the attempt's build takes the host's build lock (it compiles: nothing cached).
     var buildStarted: (@Sendable () -> Void)? = nil
+    /// Called when the attempt's build step has the job's build (cached, built or received): other
+    /// jobs of its key may start on the host now, before this attempt's tests end.
+    var buildFinished: (@Sendable () -> Void)? = nil
 
     /// Runs the attempt through the `AttemptMachine` (its end is in the event log) and returns the
     /// outcome the scheduler needs. The job's source decides the steps; this loop only performs them.

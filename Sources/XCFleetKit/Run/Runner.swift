@@ -386,6 +386,8 @@ actor RunCoordinator {
                 if let key = self.scheduledBuildKey(jobID) {
                     // The build took the host's build lock: other jobs of the key wait for it there.
                     executor.buildStarted = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: true) } }
+                    // The build is there: the key's other jobs may start on the host while this one tests.
+                    executor.buildFinished = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: false) } }
                 }
                 let result = await executor.executeForRerun()
                 outcome = result.outcome
