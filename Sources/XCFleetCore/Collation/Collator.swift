@@ -21,8 +21,12 @@ public struct Collator {
         /// `key(current)`, made when it started.
         var currentKey = ""
         var ended = false
-        /// Index of each test id's latest execution in `report.tests`.
+        /// Index of each test id's latest execution in `report.tests`; see `latest`.
         var index: [TestIdentifier: Int] = [:]
+        /// Until the first lookup (a failure or skip line after its test's end, rare) the
+        /// assignments are only listed, in order: no hashing per test for a lookup that never comes.
+        var unindexed: [(TestIdentifier, Int)] = []
+        var indexed = false
         /// Failure and skip lines seen before their test's end line.
         var pendingFailures: [TestIdentifier: [FailureDetail]] = [:]
         var pendingSkips: [TestIdentifier: String] = [:]
@@ -41,8 +45,9 @@ public struct Collator {
         /// Tests started and not yet ended (by key), and the order tests were first started in.
         var running: [String: TestIdentifier] = [:]
         var startedOrder: [(String, TestIdentifier)] = []
-        var startedKeys: Set<String> = []
-        var finishedKeys: Set<String> = []
+        /// Per key, whether a test of that key started (`Seen.started`) and ended (`Seen.finished`):
+        /// one table for both.
+        var seen: [String: Seen] = [:]
         /// Tests a crash was attributed to (by key).
         var crashed: Set<String> = []
         /// The last suite end was an outermost one (`All tests` / `Selected tests`): the next
@@ -50,10 +55,34 @@ public struct Collator {
         var outermostSuiteEnded = false
         var largestXCTestSummary: RunnerCount?
 
+        struct Seen: OptionSet {
+            let rawValue: UInt8
+            static let started = Seen(rawValue: 1)
+            static let finished = Seen(rawValue: 2)
+        }
+
         static func key(_ id: TestIdentifier) -> String { Verdict.testKey(id) }
 
+        func hasFinished(_ key: String) -> Bool { seen[key]?.contains(.finished) ?? false }
+
+        mutating func markFinished(_ key: String) { seen[key, default: []].insert(.finished) }
+
+        mutating func setIndex(_ id: TestIdentifier, _ i: Int) {
+            if indexed { index[id] = i } else { unindexed.append((id, i)) }
+        }
+
+        /// Index of the id's latest execution in `report.tests`.
+        mutating func latest(_ id: TestIdentifier) -> Int? {
+            if !indexed {
+                indexed = true
+                for (id, i) in unindexed { index[id] = i }
+                unindexed = []
+            }
+            return index[id]
+        }
+
         mutating func record(_ result: TestResult) {
-            index[result.id] = report.tests.count
+            setIndex(result.id, report.tests.count)
             report.tests.append(result)
         }
 
@@ -65,7 +94,7 @@ public struct Collator {
             var failures = pendingFailures.isEmpty ? [] : pendingFailures.removeValue(forKey: id) ?? []
             let skip = pendingSkips.isEmpty ? nil : pendingSkips.removeValue(forKey: id)
             running[key] = nil
-            finishedKeys.insert(key)
+            markFinished(key)
             if current == id { current = nil }
             // Pair the classic `Test Case '-[M.C t]' passed` with `Test case 'C.t()' passed on '…'`.
             let other = clone == nil ? unpairedOn.first(k) : unpairedClassic.first(k)
@@ -78,7 +107,7 @@ public struct Collator {
                 if merged.skipReason == nil { merged.skipReason = skip }
                 if clone == nil { merged.id = id }   // the classic form carries the module
                 report.tests[i] = merged
-                index[id] = i
+                setIndex(id, i)
                 return
             }
             // The same assertion printed twice (a UI test's activity log and its failure line).
@@ -146,7 +175,7 @@ public struct Collator {
                 current = id
                 currentKey = k
                 // First start of this key (a key finished before is left out when closing).
-                if startedKeys.insert(k).inserted { startedOrder.append((k, id)) }
+                if seen[k, default: []].insert(.started).inserted { startedOrder.append((k, id)) }
                 running[k] = id
             case .testFinished(let id, let status, let seconds, let framework, let clone):
                 finish(id, status, seconds, framework, clone)
@@ -155,7 +184,7 @@ public struct Collator {
                 if let target = id ?? current {
                     // Before its end line (or while it runs again) a failure waits for that end;
                     // after it, it belongs to the execution that just ended.
-                    if running[Self.key(target)] == nil, let i = index[target] {
+                    if running[Self.key(target)] == nil, let i = latest(target) {
                         if !report.tests[i].failures.contains(where: { Self.sameFailure($0, detail) }) {
                             report.tests[i].failures.append(detail)
                         }
@@ -167,7 +196,7 @@ public struct Collator {
                 }
             case .testSkipped(let id, let reason):
                 if let target = id ?? current {
-                    if running[Self.key(target)] == nil, let i = index[target] { report.tests[i].skipReason = reason }
+                    if running[Self.key(target)] == nil, let i = latest(target) { report.tests[i].skipReason = reason }
                     else { pendingSkips[target] = reason ?? "" }
                 }
             case .crash(let message):
@@ -207,7 +236,7 @@ public struct Collator {
             var target: TestIdentifier?
             if let named = CrashText.restartedTest(message) {
                 let k = Self.key(named)
-                target = running[k] ?? (finishedKeys.contains(k) ? nil : named)
+                target = running[k] ?? (hasFinished(k) ? nil : named)
             } else if let current, running[Self.key(current)] != nil {
                 target = current
             } else if running.count == 1 {
@@ -228,7 +257,7 @@ public struct Collator {
                 var unfinished = TestResult(id: id, status: .failed, failures: failures)
                 unfinished.unfinished = true
                 record(unfinished)
-                finishedKeys.insert(Self.key(id))
+                markFinished(Self.key(id))
                 evidence.failedWithoutEnd += 1
             }
             pendingFailures = [:]
@@ -238,11 +267,11 @@ public struct Collator {
                 var seen = Set(report.tests.map { Self.key($0.id) })
                 for id in listed where seen.insert(Self.key(id)).inserted {
                     record(TestResult(id: id, status: .failed, failures: [FailureDetail(message: "listed as failing by xcodebuild (no result line in the output)")]))
-                    finishedKeys.insert(Self.key(id))
+                    markFinished(Self.key(id))
                     evidence.failedWithoutEnd += 1
                 }
             }
-            evidence.unfinished = startedOrder.filter { !finishedKeys.contains($0.0) && !crashed.contains($0.0) }.map(\.1)
+            evidence.unfinished = startedOrder.filter { !hasFinished($0.0) && !crashed.contains($0.0) }.map(\.1)
             if evidence.xctest == nil { evidence.xctest = largestXCTestSummary }
             // One result per test (and device), its executions counted; failed, then passed last
             // within this attempt: flaky.
@@ -279,7 +308,7 @@ public struct Collator {
         var oldest: [String: Int] = [:]
         var more: [String: [Int]] = [:]
         private var listed: [(String, Int)] = []
-        private var indexed = false
+        var indexed = false
 
         mutating func first(_ k: String) -> Int? {
             if !indexed { index() }
@@ -326,7 +355,19 @@ public struct Collator {
     public func collate(_ events: [RunEvent]) -> RunReport {
         var start: RunStarted?
         var planned: [JobPlanned] = []
-        var attempts: [AttemptRef: AttemptBuilder] = [:]
+        // Builders by attempt: the table gives a builder's place, the last attempt seen is looked up
+        // without hashing (a log's test events come in long runs of one attempt).
+        var builders: [AttemptBuilder] = []
+        var builderIndex: [AttemptRef: Int] = [:]
+        var lastRef: AttemptRef?
+        var lastIndex = 0
+        func place(_ ref: AttemptRef) -> Int? {
+            if ref == lastRef { return lastIndex }
+            guard let i = builderIndex[ref] else { return nil }
+            lastRef = ref
+            lastIndex = i
+            return i
+        }
         var attemptOrder: [AttemptRef] = []
         var unschedulable: [String: String] = [:]
         var setAside: [String: String] = [:]
@@ -363,22 +404,27 @@ public struct Collator {
                                            termination: nil, infraError: nil, timedOutPhase: nil, tests: [],
                                            unattributedFailures: [], crashes: [], buildErrors: [], metrics: [],
                                            problems: [], lost: false)
-                attempts[ref] = AttemptBuilder(report: report)
+                if let i = builderIndex[ref] { builders[i] = AttemptBuilder(report: report) } else {
+                    builderIndex[ref] = builders.count
+                    builders.append(AttemptBuilder(report: report))
+                }
                 attemptOrder.append(ref)
             case .phaseStarted(let ref, let phase):
-                attempts[ref]?.report.phases.append(PhaseSpan(phase: phase, start: event.t, end: nil))
+                if let b = place(ref) { builders[b].report.phases.append(PhaseSpan(phase: phase, start: event.t, end: nil)) }
             case .phaseFinished(let ref, let phase):
-                if let i = attempts[ref]?.report.phases.lastIndex(where: { $0.phase == phase && $0.end == nil }) {
-                    attempts[ref]?.report.phases[i].end = event.t
+                if let b = place(ref), let i = builders[b].report.phases.lastIndex(where: { $0.phase == phase && $0.end == nil }) {
+                    builders[b].report.phases[i].end = event.t
                 }
             case .test(let ref, let testEvent):
-                attempts[ref]?.apply(testEvent)
+                if let b = place(ref) { builders[b].apply(testEvent) }
             case .attemptEnded(let ref, let ended):
-                attempts[ref]?.report.end = event.t
-                attempts[ref]?.report.termination = ended.termination
-                attempts[ref]?.report.infraError = ended.infraError
-                attempts[ref]?.report.timedOutPhase = ended.timedOutPhase
-                attempts[ref]?.ended = true
+                if let b = place(ref) {
+                    builders[b].report.end = event.t
+                    builders[b].report.termination = ended.termination
+                    builders[b].report.infraError = ended.infraError
+                    builders[b].report.timedOutPhase = ended.timedOutPhase
+                    builders[b].ended = true
+                }
             case .jobUnschedulable(let jobID, let reason):
                 unschedulable[jobID] = reason
             case .hostSetAside(let host, let reason):
@@ -392,9 +438,9 @@ public struct Collator {
             case .note(let text):
                 notes.append(text)
             case .build(let ref, let record):
-                attempts[ref]?.report.build = record
+                if let b = place(ref) { builders[b].report.build = record }
             case .push(let ref, let record):
-                attempts[ref]?.report.push = record
+                if let b = place(ref) { builders[b].report.push = record }
             case .runFinished(let wasInterrupted):
                 interrupted = interrupted || wasInterrupted
                 finished = true
@@ -418,9 +464,9 @@ public struct Collator {
             case .quarantine(let entries):
                 quarantine = entries
             case .testsDiscovered(let ref, let discovered):
-                attempts[ref]?.report.discovery = discovered
+                if let b = place(ref) { builders[b].report.discovery = discovered }
             case .attachments(let ref, let collected):
-                attempts[ref]?.addAttachments(collected)
+                if let b = place(ref) { builders[b].addAttachments(collected) }
             }
         }
         // A run without its final event was killed: everything unfinished counts as interrupted.
@@ -431,15 +477,17 @@ public struct Collator {
         let quarantinedByJob = Dictionary(planned.map { p in (p.jobID, p.mutant == nil ? (quarantine ?? []).filter { $0.suite == p.suite } : []) },
                                           uniquingKeysWith: { a, _ in a })
         var attemptsByJob: [String: [AttemptReport]] = [:]
+        var closed = [Bool](repeating: false, count: builders.count)
         for ref in attemptOrder {
-            // Taken out of the table, so the builder's arrays are edited in place, never copied.
-            guard var builder = attempts.removeValue(forKey: ref) else { continue }
-            builder.close()
-            builder.mapLocations(LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: hostPaths[ref] ?? [], sourceRoots: sourceRoots))
-            var report = builder.report
-            builder.report.tests = []
-            Collator.attach(builder.attachments, to: &report)
-            if !builder.ended {
+            // Closed in place in the list (its arrays edited, never copied), each builder once.
+            guard let b = builderIndex[ref], !closed[b] else { continue }
+            closed[b] = true
+            builders[b].close()
+            builders[b].mapLocations(LocationMapper(sourceMap: sourceMaps[ref.jobID], hostPrefixes: hostPaths[ref] ?? [], sourceRoots: sourceRoots))
+            var report = builders[b].report
+            builders[b].report.tests = []
+            Collator.attach(builders[b].attachments, to: &report)
+            if !builders[b].ended {
                 report.lost = true
                 report.end = report.end ?? lastT
                 if report.infraError == nil { report.infraError = interrupted ? "interrupted" : "attempt never ended" }

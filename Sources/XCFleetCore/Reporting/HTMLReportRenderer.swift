@@ -410,15 +410,21 @@ public struct HTMLReportRenderer: ReportRendering {
         var b = "<section id=\"checklist\">\n<h2>Review checklist (C13)</h2>\n"
         b += "<p class=\"note\">Questions for the reviewer of the cache code. The evidence column counts gate tests carrying the related contract ids in this run; the answer is the reviewer's.</p>\n"
         b += "<ol class=\"checklist\">\n"
-        // Each gate test once (not once per question): only the ones carrying contract ids matter.
-        let carrying = r.gates.flatMap { s in
-            s.jobs.filter { $0.planned.mutant == nil }.flatMap { ReportFacts.outcomes($0).filter { !$0.contractIDs.isEmpty } }
-        }
-        for item in Self.checklistItems {
-            var passed = 0, failed = 0
-            for o in carrying where o.contractIDs.contains(where: item.ids.contains) {
-                if o.status == .passed { passed += 1 } else if o.isProblem { failed += 1 }
+        // Each gate test once (not once per question): only the ones carrying contract ids matter,
+        // counted per question as they come (no list of them).
+        let items = Self.checklistItems
+        var passed = [Int](repeating: 0, count: items.count), failed = passed
+        for s in r.gates {
+            for job in s.jobs where job.planned.mutant == nil {
+                for o in ReportFacts.outcomes(job) where !o.contractIDs.isEmpty {
+                    for (q, item) in items.enumerated() where o.contractIDs.contains(where: item.ids.contains) {
+                        if o.status == .passed { passed[q] += 1 } else if o.isProblem { failed[q] += 1 }
+                    }
+                }
             }
+        }
+        for (q, item) in items.enumerated() {
+            let passed = passed[q], failed = failed[q]
             let chips = item.ids.map { "<span class=\"chip c\">\($0)</span>" }.joined()
             var evidence = passed + failed == 0 ? "no test in this run" : "\(passed) passed"
             if failed > 0 { evidence += ", <strong style=\"color:var(--bad)\">\(failed) failed or not run</strong>" }

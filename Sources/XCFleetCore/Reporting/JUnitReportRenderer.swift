@@ -292,6 +292,8 @@ public struct JUnitReportRenderer: ReportRendering {
     }
 
     private func attrs(_ pairs: [(String, String)]) -> String {
-        pairs.map { " \($0.0)=\"\(ReportText.xmlAttribute($0.1))\"" }.joined()
+        var b = ""
+        for (name, value) in pairs { b += " \(name)=\"\(ReportText.xmlAttribute(value))\"" }
+        return b
     }
 }

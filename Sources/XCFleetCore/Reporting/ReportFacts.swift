@@ -110,11 +110,29 @@ package enum ReportFacts {
     package static func outcomes(_ job: JobReport) -> [TestOutcome] {
         let decisive = job.decisive
         let observed = decisive.map { $0.lost ? [] : $0.tests } ?? []
+        // Expected tests: a job plans no manifest, its decisive attempt's discovered part is the
+        // one (a Swift Testing test is named as its results name it, display names with a `/` too).
+        let expected: [TestIdentifier] = job.planned.expectedTests.isEmpty
+            ? (decisive.flatMap { d in d.discovery.map { Verdict.discoveredRequirementIdentifiers($0, attempt: d) } } ?? [])
+            : job.planned.expectedTests.map(identifier(fromManifest:))
+        let unfinished = decisive?.evidence?.unfinished ?? []
+        // Every identifier keyed below in ASCII (the usual case): keys compared as bytes, none made.
+        let ascii = observed.allSatisfy { ASCIITestKey.fits($0.id) } && expected.allSatisfy(ASCIITestKey.fits)
+            && unfinished.allSatisfy(ASCIITestKey.fits)
+            && job.attempts.dropLast().allSatisfy { a in a.tests.allSatisfy { $0.status != .failed || ASCIITestKey.fits($0.id) } }
+        if ascii { return outcomes(job, observed: observed, expected: expected, unfinished: unfinished, key: ASCIITestKey.init) }
+        return outcomes(job, observed: observed, expected: expected, unfinished: unfinished, key: \.testKey)
+    }
+
+    /// `outcomes` with tables keyed by `key(id)`, which is equal for two ids exactly when their `testKey`s are.
+    private static func outcomes<Key: Hashable>(_ job: JobReport, observed: [TestResult], expected: [TestIdentifier], unfinished: [TestIdentifier],
+                                                key: (TestIdentifier) -> Key) -> [TestOutcome] {
+        let decisive = job.decisive
         // Failed executions of earlier attempts, by test key.
-        var earlierByKey: [String: [TestOutcome.EarlierRun]] = [:]
+        var earlierByKey: [Key: [TestOutcome.EarlierRun]] = [:]
         for attempt in job.attempts.dropLast() {
             for t in attempt.tests where t.status == .failed {
-                earlierByKey[t.id.testKey, default: []].append(.init(attempt: attempt.number, host: attempt.host,
+                earlierByKey[key(t.id), default: []].append(.init(attempt: attempt.number, host: attempt.host,
                                                                      failures: t.failures.isEmpty ? [FailureDetail(message: "failed")] : t.failures,
                                                                      attachments: t.attachments ?? []))
             }
@@ -122,10 +140,11 @@ package enum ReportFacts {
         // One key and one table lookup per execution; tables sized up front (no rehash as they grow).
         var result: [TestOutcome] = []
         result.reserveCapacity(observed.count + job.planned.expectedTests.count)
-        var slot: [String: Int] = [:]
+        var slot: [Key: Int] = [:]
         slot.reserveCapacity(observed.count)
-        for test in observed {
-            let k = test.id.testKey
+        // By index, reading the fields used: no copy of each result (its strings and arrays).
+        for t in observed.indices {
+            let k = key(observed[t].id)
             let existing = slot[k]
             var within: [TestOutcome.EarlierRun] = []
             var executions = 1
@@ -141,36 +160,33 @@ package enum ReportFacts {
                 within = earlierByKey[k] ?? []
             }
             let status: TestOutcome.Status
-            switch test.status {
+            switch observed[t].status {
             case .passed: status = .passed
             case .failed: status = .failed
             case .skipped: status = .skipped
             }
-            let flaky = status == .passed && (test.flaky || !within.isEmpty)
-            let category = Self.category(test, status: status, flaky: flaky, attempt: decisive)
-            let outcome = TestOutcome(id: test.id, status: status, category: category, seconds: test.seconds, failures: test.failures,
-                                      skipReason: test.skipReason, notRunReason: nil, flaky: flaky, earlier: within,
-                                      contractIDs: test.contractIDs, quarantined: test.quarantined ?? false, executions: executions)
+            let flaky = status == .passed && (observed[t].flaky || !within.isEmpty)
+            let category = Self.category(observed[t], status: status, flaky: flaky, attempt: decisive)
+            let outcome = TestOutcome(id: observed[t].id, status: status, category: category, seconds: observed[t].seconds, failures: observed[t].failures,
+                                      skipReason: observed[t].skipReason, notRunReason: nil, flaky: flaky, earlier: within,
+                                      contractIDs: observed[t].contractIDs, quarantined: observed[t].quarantined ?? false, executions: executions)
             if let i = existing { result[i] = outcome } else {
                 slot[k] = result.count
                 result.append(outcome)
             }
         }
-        let unfinished = Set((decisive?.evidence?.unfinished ?? []).map(\.testKey))
+        let unfinished = Set(unfinished.map(key))
         let timedOut = decisive.map(Self.timedOut) ?? false
-        let why = notRunReason(job)
-        // Expected tests the attempt did not report (the observed ones are `slot`'s keys). A job
-        // plans no manifest: its decisive attempt's discovered part is the one (a
-        // Swift Testing test is named as its results name it, display names with a `/` too).
-        let expected: [TestIdentifier] = job.planned.expectedTests.isEmpty
-            ? (decisive.flatMap { d in d.discovery.map { Verdict.discoveredRequirementIdentifiers($0, attempt: d) } } ?? [])
-            : job.planned.expectedTests.map(identifier(fromManifest:))
-        var expectedOnly: Set<String> = []
+        // Looks at every test of the decisive attempt: made only when a test did not run.
+        var why: String?
+        // Expected tests the attempt did not report (the observed ones are `slot`'s keys).
+        var expectedOnly: Set<Key> = []
         for id in expected {
-            let key = id.testKey
-            guard slot[key] == nil, expectedOnly.insert(key).inserted else { continue }
+            let k = key(id)
+            guard slot[k] == nil, expectedOnly.insert(k).inserted else { continue }
             // A test that started and never ended was running when the attempt died.
-            let category: TestCategory = unfinished.contains(id.testKey) ? (timedOut ? .timedOut : .crashed) : .notRun
+            let category: TestCategory = unfinished.contains(k) ? (timedOut ? .timedOut : .crashed) : .notRun
+            if category == .notRun, why == nil { why = notRunReason(job) }
             result.append(TestOutcome(id: id, status: .notRun, category: category, seconds: nil, failures: [], skipReason: nil,
                                       notRunReason: category == .notRun ? why : (timedOut ? "running when the attempt timed out" : "running when the test process ended"),
                                       flaky: false, earlier: [], contractIDs: id.contractIDs, executions: 0))
@@ -279,5 +295,37 @@ package enum ReportFacts {
         if suite.repetitions > 1 { parts.append("run \(p.repetition &+ 1)/\(suite.repetitions)") }
         if let m = p.mutant { parts.append("mutant \(m)") }
         return parts.joined(separator: " · ")
+    }
+}
+
+/// A table key that is equal for two identifiers exactly when their `testKey`s are, made without
+/// building the key: its two parts are compared and hashed as the identifier's own bytes. Only for
+/// ASCII identifiers (`fits`), where equal bytes are equal strings (Unicode equivalence plays no part).
+struct ASCIITestKey: Hashable {
+    let head: Substring.UTF8View
+    let tail: Substring.UTF8View
+
+    init(_ id: TestIdentifier) { (head, tail) = id.testKeyParts }
+
+    static func fits(_ id: TestIdentifier) -> Bool { isASCII(id.suite) && isASCII(id.name) }
+
+    private static func isASCII(_ s: String) -> Bool {
+        s.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0x80 } } ?? false
+    }
+
+    static func == (a: ASCIITestKey, b: ASCIITestKey) -> Bool {
+        a.head.count == b.head.count && a.tail.count == b.tail.count && a.head.elementsEqual(b.head) && a.tail.elementsEqual(b.tail)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        Self.combine(head, into: &hasher)
+        hasher.combine(UInt8(ascii: "/"))
+        Self.combine(tail, into: &hasher)
+    }
+
+    /// The bytes, the same way whether or not the string keeps them in one piece.
+    private static func combine(_ part: Substring.UTF8View, into hasher: inout Hasher) {
+        let done: Void? = part.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if done == nil { Array(part).withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
 }

@@ -95,18 +95,35 @@ public final class EventLog: @unchecked Sendable {
         return try decode(data, path: url.path)
     }
 
-    /// `read` on bytes already in memory; `path` names them in errors.
+    /// `read` on bytes already in memory; `path` names them in errors. The test events of the
+    /// usual form are read by `EventLine`, every other line by `JSONDecoder`.
     public static func decode(_ data: Data, path: String) throws -> [RunEvent] {
         let decoder = JSONDecoder()
         var events: [RunEvent] = []
-        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-        for (index, line) in lines.enumerated() where !line.isEmpty {
-            do {
-                events.append(try decoder.decode(RunEvent.self, from: Data(line)))
-            } catch {
-                let isLast = index >= lines.count - 2 && data.last != 0x0A
-                if isLast { break }
-                throw EventLogError.badLine(path, index + 1)
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var start = 0
+            var index = 0
+            while start <= bytes.count {
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+                let end = rest.firstIndex(of: 0x0A).map { start + $0 } ?? bytes.count
+                let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                if !line.isEmpty {
+                    if let event = EventLine.decode(line) {
+                        events.append(event)
+                    } else {
+                        do {
+                            events.append(try decoder.decode(RunEvent.self, from: Data(line)))
+                        } catch {
+                            // The line count is that of the bytes split at every newline.
+                            let lineCount = bytes.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+                            let isLast = index >= lineCount - 2 && data.last != 0x0A
+                            if isLast { break }
+                            throw EventLogError.badLine(path, index + 1)
+                        }
+                    }
+                }
+                index += 1
+                start = end + 1
             }
         }
         return events

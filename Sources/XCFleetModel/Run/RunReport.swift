@@ -60,6 +60,28 @@ public struct TestResult: Equatable, Codable, Sendable {
     }
 }
 
+extension TestResult {
+    /// The synthesized encoding with its keys in sorted order (every report's encoder sorts them):
+    /// report.json's writer then puts no test's entries in order after writing them.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(attachments, forKey: .attachments)
+        try c.encodeIfPresent(clone, forKey: .clone)
+        try c.encode(contractIDs, forKey: .contractIDs)
+        try c.encodeIfPresent(executions, forKey: .executions)
+        try c.encodeIfPresent(failedExecutions, forKey: .failedExecutions)
+        try c.encode(failures, forKey: .failures)
+        try c.encode(flaky, forKey: .flaky)
+        try c.encode(id, forKey: .id)
+        try c.encodeIfPresent(quarantined, forKey: .quarantined)
+        try c.encodeIfPresent(seconds, forKey: .seconds)
+        try c.encodeIfPresent(skipReason, forKey: .skipReason)
+        try c.encode(status, forKey: .status)
+        try c.encodeIfPresent(timedOut, forKey: .timedOut)
+        try c.encodeIfPresent(unfinished, forKey: .unfinished)
+    }
+}
+
 /// Start and end of one phase, in seconds since the run started.
 public struct PhaseSpan: Equatable, Codable, Sendable {
     public var phase: Phase

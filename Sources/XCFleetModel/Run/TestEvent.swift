@@ -33,6 +33,15 @@ public struct TestIdentifier: Hashable, Codable, Sendable, Comparable, CustomStr
     }
 }
 
+extension TestIdentifier {
+    /// The synthesized encoding with its keys in sorted order (as every encoder of xcfleet writes them).
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(suite, forKey: .suite)
+    }
+}
+
 public enum TestStatus: String, Codable, Sendable, CaseIterable {
     case passed, failed, skipped
 }

@@ -3,7 +3,19 @@ import Foundation
 extension TestIdentifier {
     /// `Class/test` without module prefix, `/` path or `()`: the same test in every printed form.
     public var testKey: String {
-        // On UTF-8 bytes (`.`, `/`, `(` and `)` are ASCII): the key is built once per result.
+        let (head, tail) = testKeyParts
+        // One allocation: both parts are cut at ASCII bytes, so they stay valid UTF-8.
+        return String(unsafeUninitializedCapacity: head.count + 1 + tail.count) { buffer in
+            let slash = buffer.initialize(fromContentsOf: head)
+            buffer[slash] = UInt8(ascii: "/")
+            return slash + 1 + UnsafeMutableBufferPointer(rebasing: buffer[(slash + 1)...]).initialize(fromContentsOf: tail)
+        }
+    }
+
+    /// `testKey` is `head + "/" + tail`: the class part of `suite` and `name` without `()`, as
+    /// slices of their bytes (`head` holds no `/`).
+    package var testKeyParts: (head: Substring.UTF8View, tail: Substring.UTF8View) {
+        // On UTF-8 bytes (`.`, `/`, `(` and `)` are ASCII).
         let s = suite.utf8
         var from = s.startIndex
         if let cut = s.lastIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") }) {
@@ -16,10 +28,6 @@ extension TestIdentifier {
         let n = name.utf8
         var end = n.endIndex
         if n.count >= 2, n.last == UInt8(ascii: ")"), n[n.index(end, offsetBy: -2)] == UInt8(ascii: "(") { end = n.index(end, offsetBy: -2) }
-        var key = String(Substring(s[from...]))
-        key.reserveCapacity(key.utf8.count + 1 + n.distance(from: n.startIndex, to: end))
-        key += "/"
-        key += Substring(n[..<end])
-        return key
+        return (s[from...], n[..<end])
     }
 }
