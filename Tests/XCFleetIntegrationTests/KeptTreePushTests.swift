@@ -40,6 +40,7 @@ final class KeptTreePushTests: XCTestCase {
 
     private func local() -> LocalShell {
         var spec = HostSpec.local
+        spec.slots = 2 // one kept tree per slot: the tests below count two
         spec.workRoot = freshRoot()
         specs.append(spec)
         return LocalShell(host: spec)

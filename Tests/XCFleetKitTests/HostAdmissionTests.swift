@@ -36,8 +36,9 @@ final class HostAdmissionTests: XCTestCase {
         await second.release()
     }
 
-    /// The built-in local host (no fleet file) leases two slots: one job tests while another builds.
-    func testTheBuiltInLocalHostIsAdmittedWithTwoSlots() async throws {
+    /// The built-in local host (no fleet file) leases three slots: one compiles, one waits at the
+    /// build lock, one tests.
+    func testTheBuiltInLocalHostIsAdmittedWithThreeSlots() async throws {
         var host = HostSpec.local
         host.workRoot = try TestPaths.temporaryDirectory(#function).path
         if FileManager.default.isExecutableFile(atPath: "/opt/swift/usr/bin/swift") { host.toolchain.swiftPath = "/opt/swift/usr/bin/swift" }
@@ -45,8 +46,8 @@ final class HostAdmissionTests: XCTestCase {
         guard case let .admitted(joined, leaseSlots, _, _) = await HostAdmission.admit(host, shell: LocalShell(host: host), runID: "r", leases: leases, minimumFreeBytes: 1) else {
             return XCTFail("the local host is admitted")
         }
-        XCTAssertEqual(joined.slots, 2)
-        XCTAssertEqual(leaseSlots, [0, 1])
+        XCTAssertEqual(joined.slots, 3)
+        XCTAssertEqual(leaseSlots, [0, 1, 2])
         await leases.release()
     }
 

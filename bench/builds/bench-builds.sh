@@ -16,6 +16,9 @@
 #      (on a quiet machine, load 1.2: 36.9 s ÷ 15.0 s = 2.46 and 40.9 s ÷ 17.5 s = 2.34: not met)
 #      (the local host with one slot, load ~1: 41.95 s ÷ 15.30 s = 2.74; with two slots but a job
 #      that waited for the build lock building cold: 3 cold builds, 4.33).
+#      Later the same day (debug binary, same commands; docs/builds.md): three local slots, the
+#      build handed over at the build step, the shared build first: 1.92, 1.58, 1.92, 2.82 (noisy
+#      VM, load 1.6-2.2); the binary before those changes: 2.41 and 2.49 in the same session.
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail
