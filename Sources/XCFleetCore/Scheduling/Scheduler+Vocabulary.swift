@@ -83,6 +83,21 @@ extension Scheduler {
         min(max(0, host.slots), maxSlotsPerHost)
     }
 
+    /// Each job's rank (see `ordered`): the expected seconds of all jobs of its build key for the
+    /// first of two or more jobs that share that key, otherwise its own expected seconds.
+    static func ranks(_ jobs: [(key: String?, expected: Double)]) -> [Double] {
+        var ranks = jobs.map(\.expected)
+        var first: [String: Int] = [:], shared: [String: (count: Int, seconds: Double)] = [:]
+        for (i, job) in jobs.enumerated() {
+            guard let key = job.key else { continue }
+            if first[key] == nil { first[key] = i }
+            shared[key, default: (0, 0)].count += 1
+            shared[key, default: (0, 0)].seconds += job.expected
+        }
+        for (key, i) in first { if let group = shared[key], group.count > 1 { ranks[i] = group.seconds } }
+        return ranks
+    }
+
     /// Longest expected first; among equals, the job whose build lets more work start (`rank`: a
     /// host builds one key at a time, so the build other jobs wait for goes early and their tests
     /// overlap the other builds); then input order.

@@ -134,15 +134,8 @@ public struct Scheduler: Sendable {
         unfinished = self.jobs.count
         let expected = Scheduler.expectedDurations(for: self.jobs.map(\.job), default: options.defaultExpectedSeconds)
         for i in self.jobs.indices { self.jobs[i].expected = expected[i] }
-        var first: [String: Int] = [:], shared: [String: (count: Int, seconds: Double)] = [:]
-        for (i, record) in self.jobs.enumerated() {
-            self.jobs[i].rank = record.expected
-            guard let key = record.job.build?.key else { continue }
-            if first[key] == nil { first[key] = i }
-            shared[key, default: (0, 0)].count += 1
-            shared[key, default: (0, 0)].seconds += record.expected
-        }
-        for (key, i) in first { if let group = shared[key], group.count > 1 { self.jobs[i].rank = group.seconds } }
+        let ranks = Scheduler.ranks(self.jobs.map { ($0.job.build?.key, $0.expected) })
+        for i in self.jobs.indices { self.jobs[i].rank = ranks[i] }
         let all = Array(self.jobs.indices)
         queue = all.sorted { ordered($0, $1) }
         for host in hosts { addHost(host) }
