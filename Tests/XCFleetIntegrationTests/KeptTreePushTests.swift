@@ -195,6 +195,11 @@ final class KeptTreePushTests: XCTestCase {
             try await finish(shell, try await Self.prepare(shell, a).directory)
             let tree = treesDir + trees(shell)[0]
             let kept = inode(tree + "/Sources/M1/F6.swift")
+            // Held open, so the file system cannot give its inode number to the file the push makes
+            // afresh once the set-aside tree is removed (that reuse made "not used" look like "used").
+            let holder = open(tree + "/Sources/M1/F6.swift", O_RDONLY)
+            XCTAssertGreaterThanOrEqual(holder, 0)
+            defer { if holder >= 0 { close(holder) } }
             let outside = freshRoot()
             switch hostile {
             case "a file of another user": XCTAssertEqual(chown(tree + "/Sources/M2/F7.swift", 65534, 65534), 0)
