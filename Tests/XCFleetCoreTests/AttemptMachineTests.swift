@@ -282,4 +282,59 @@ final class AttemptMachineTests: XCTestCase {
         XCTAssertEqual(none.start(), [.finish(AttemptEnded())])
         XCTAssertEqual(none.stepEnded(.collected), [], "no step is running")
     }
+
+    /// With the cleanup after the verdict, an attempt whose last command exited ends as soon as it
+    /// collected, green or red; its cleanup is the last action and logs no phase.
+    func testTheVerdictComesBeforeTheCleanupWhenTheHostIsFine() {
+        func early(_ driver: JobSource.Driver = .swiftPM) -> AttemptMachine {
+            AttemptMachine(AttemptMachine.Plan(source: source(driver), host: "mac-1", cleanupSeconds: 60, cleanupAfterVerdict: true))
+        }
+        var m = early()
+        _ = pushed(&m)
+        _ = m.stepEnded(.ended(.exited(0)))
+        _ = m.stepEnded(.discovered(problem: nil))
+        _ = m.stepEnded(.ended(.exited(1)))
+        XCTAssertEqual(m.stepEnded(.collected), [.phaseFinished(.fetch), .finish(AttemptEnded(termination: .exited(1))), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertTrue(m.isFinished, "the verdict is given")
+        XCTAssertEqual(m.outcome(testsPassed: false), .testsFailed)
+        XCTAssertEqual(m.ended, AttemptEnded(termination: .exited(1)))
+        XCTAssertEqual(m.cleanedUp(), [], "nothing follows the cleanup")
+        XCTAssertTrue(m.isFinished)
+        XCTAssertEqual(m.cleanedUp(), [])
+
+        // A build that failed on its own, and a discovery that found nothing, are verdicts too.
+        var b = early(.xcodebuild(destination: "platform=macOS"))
+        _ = pushed(&b)
+        XCTAssertEqual(b.stepEnded(.ended(.exited(65))).suffix(2), [.finish(AttemptEnded(termination: .exited(65))), .cleanUp(directory: "/w/j1", seconds: 60)])
+        var d = early()
+        _ = pushed(&d)
+        _ = d.stepEnded(.ended(.exited(0)))
+        XCTAssertEqual(d.stepEnded(.discovered(problem: "no test")).suffix(2), [.finish(AttemptEnded(termination: .exited(0))), .cleanUp(directory: "/w/j1", seconds: 60)])
+        XCTAssertEqual(d.outcome(testsPassed: false), .discoveryFailed("no test"))
+    }
+
+    /// What may have left something running cleans up first, as without the option: a lost
+    /// connection (short deadline), a host failure, a signal, a deadline, a cancellation.
+    func testTheCleanupStillComesFirstWhenSomethingMayStillRun() {
+        let cases: [(String, AttemptMachine.StepResult)] = [
+            ("lost connection", .ended(.connectionLost("EOF"))),
+            ("host failure", .failed(.host("mac-1: disk full"), termination: .exited(1))),
+            ("signal", .ended(.signaled("SIGSEGV"))),
+            ("SIGKILL from the host", .ended(.signaled("SIGKILL"))),
+            ("deadline", .ended(.timedOut("silence"))),
+            ("step deadline", .failed(.host("mac-1: slow"), timedOut: true)),
+            ("cancelled", .cancelled),
+        ]
+        for (name, result) in cases {
+            var m = AttemptMachine(AttemptMachine.Plan(steps: [.push, .test, .collect], buildToolName: "swift build", host: "mac-1",
+                                                       cleanupSeconds: 60, cleanupAfterVerdict: true))
+            _ = pushed(&m)
+            var actions = m.stepEnded(result)
+            if actions.contains(.perform(.collect)) { actions = m.stepEnded(.collected) }
+            XCTAssertEqual(actions.suffix(2).first, .phaseStarted(.cleanup), name)
+            XCTAssertFalse(actions.contains { if case .finish = $0 { return true }; return false }, "\(name): no verdict before the cleanup")
+            XCTAssertFalse(m.isFinished, name)
+            XCTAssertEqual(m.cleanedUp().last.map { if case .finish = $0 { return true }; return false }, true, name)
+        }
+    }
 }

@@ -25,7 +25,9 @@ import XCFleetModel
 /// for the build, red and never retried; a cancellation ends the attempt `cancelled`.
 /// Collect runs after any test run that ended on its own (exit, signal, deadline), not after a
 /// lost connection or a cancellation. Cleanup follows whenever a job directory was made, with a
-/// short deadline after a lost connection (the host may be gone).
+/// short deadline after a lost connection (the host may be gone). With `Plan.cleanupAfterVerdict`
+/// (the runner's choice) an attempt whose last command exited on its own on a fine host finishes
+/// first and cleans up after its verdict.
 public struct AttemptMachine: Sendable {
     /// What the attempt is: the job's source (its steps) and the host, plus deadlines.
     public struct Plan: Equatable, Sendable {
@@ -38,19 +40,27 @@ public struct AttemptMachine: Sendable {
         public var cleanupSeconds: Double
         /// Seconds the cleanup may take after the connection was lost (then the directory is left).
         public var cleanupAfterLostConnectionSeconds: Double
+        /// The verdict before the cleanup: an attempt whose host is fine ends (`.finish`) as soon as
+        /// its tests are collected, and its cleanup follows, off the critical path (the runner keeps
+        /// the slot and the lease until it is done). An attempt that lost its host, failed on it or
+        /// was cancelled, was killed by a signal or overran a deadline still cleans up first: what it
+        /// left may still be running.
+        public var cleanupAfterVerdict: Bool
 
         public init(steps: [AttemptStep], buildToolName: String, host: String, cleanupSeconds: Double,
-                    cleanupAfterLostConnectionSeconds: Double = 3) {
+                    cleanupAfterLostConnectionSeconds: Double = 3, cleanupAfterVerdict: Bool = false) {
             self.steps = steps
             self.buildToolName = buildToolName
             self.host = host
             self.cleanupSeconds = cleanupSeconds
             self.cleanupAfterLostConnectionSeconds = cleanupAfterLostConnectionSeconds
+            self.cleanupAfterVerdict = cleanupAfterVerdict
         }
 
-        public init(source: JobSource, host: String, cleanupSeconds: Double, cleanupAfterLostConnectionSeconds: Double = 3) {
+        public init(source: JobSource, host: String, cleanupSeconds: Double, cleanupAfterLostConnectionSeconds: Double = 3,
+                    cleanupAfterVerdict: Bool = false) {
             self.init(steps: source.steps, buildToolName: source.buildToolName, host: host, cleanupSeconds: cleanupSeconds,
-                      cleanupAfterLostConnectionSeconds: cleanupAfterLostConnectionSeconds)
+                      cleanupAfterLostConnectionSeconds: cleanupAfterLostConnectionSeconds, cleanupAfterVerdict: cleanupAfterVerdict)
         }
     }
 
@@ -66,7 +76,8 @@ public struct AttemptMachine: Sendable {
         case recordBuildError(String)
         /// A simulator wedged: shut every simulator down before anything else runs there.
         case resetSimulators
-        /// Remove the job directory (and what the attempt left running) within `seconds`; then `cleanedUp()`.
+        /// Remove the job directory (and what the attempt left running) within `seconds`; then
+        /// `cleanedUp()`. After a `.finish` (`Plan.cleanupAfterVerdict`) it is the attempt's last action.
         case cleanUp(directory: String?, seconds: Double)
         /// The attempt ended: log `ended`. `outcome(testsPassed:)` says what the scheduler gets.
         case finish(AttemptEnded)
@@ -97,13 +108,15 @@ public struct AttemptMachine: Sendable {
         case idle
         case running(step: Int)
         case cleaningUp
+        /// Finished (the verdict was given), its cleanup still running.
+        case cleaningUpAfterVerdict
         case finished
     }
 
     public let plan: Plan
     private var state: State = .idle
     private var directory: String?
-    private var ended = AttemptEnded()
+    private var endedSoFar = AttemptEnded()
     private var failure: AttemptFailure?
     /// Why the discover step found nothing to run (`StepResult.discovered`).
     private var discoveryProblem: String?
@@ -113,7 +126,10 @@ public struct AttemptMachine: Sendable {
     }
 
     /// True once `.finish` was returned.
-    public var isFinished: Bool { state == .finished }
+    public var isFinished: Bool { state == .finished || state == .cleaningUpAfterVerdict }
+
+    /// How the attempt ended (complete once finished).
+    public var ended: AttemptEnded { endedSoFar }
 
     /// The job directory, once the push (or the step creating it) reported one.
     public var jobDirectory: String? { directory }
@@ -123,7 +139,7 @@ public struct AttemptMachine: Sendable {
         switch state {
         case .idle:
             return begin(0)
-        case .running, .cleaningUp, .finished:
+        case .running, .cleaningUp, .cleaningUpAfterVerdict, .finished:
             return []
         }
     }
@@ -150,19 +166,19 @@ public struct AttemptMachine: Sendable {
             discoveryProblem = problem
             goOn = problem == nil
         case .cancelled:
-            ended.termination = .cancelled
+            endedSoFar.termination = .cancelled
             goOn = false
         case .planError(let message):
             actions.append(.recordBuildError(message))
             goOn = false
         case .failed(let why, let termination, let timedOut):
-            if let termination { ended.termination = termination }
-            if timedOut { ended.timedOutPhase = step.phase }
+            if let termination { endedSoFar.termination = termination }
+            if timedOut { endedSoFar.timedOutPhase = step.phase }
             fail(why)
             if case .simulatorWedged = why { actions.append(.resetSimulators) }
             goOn = false
         case .ended(let termination, let sawBuildError):
-            ended.termination = termination
+            endedSoFar.termination = termination
             goOn = judge(termination, step: step, sawBuildError: sawBuildError, into: &actions)
         }
         if goOn, index + 1 < plan.steps.count {
@@ -180,6 +196,9 @@ public struct AttemptMachine: Sendable {
         switch state {
         case .cleaningUp:
             return [.phaseFinished(.cleanup)] + end()
+        case .cleaningUpAfterVerdict:
+            state = .finished
+            return []
         case .idle, .running, .finished:
             return []
         }
@@ -188,7 +207,7 @@ public struct AttemptMachine: Sendable {
     /// What the scheduler gets for this attempt. `testsPassed`: the collated attempt has no problem
     /// (`Verdict.problems` is empty). Only meaningful once finished.
     public func outcome(testsPassed: Bool) -> Scheduler.AttemptOutcome {
-        AttemptMachine.outcome(ended: ended, failure: failure, testsPassed: testsPassed, discoveryProblem: discoveryProblem)
+        AttemptMachine.outcome(ended: endedSoFar, failure: failure, testsPassed: testsPassed, discoveryProblem: discoveryProblem)
     }
 
     /// The typed failure, if the attempt had one.
@@ -225,21 +244,28 @@ public struct AttemptMachine: Sendable {
         guard let directory else { return end() }
         state = .cleaningUp
         var lost = false
-        if case .connectionLost? = ended.termination { lost = true }
+        if case .connectionLost? = endedSoFar.termination { lost = true }
         let seconds = lost ? min(plan.cleanupSeconds, plan.cleanupAfterLostConnectionSeconds) : plan.cleanupSeconds
+        if plan.cleanupAfterVerdict, failure == nil, endedSoFar.timedOutPhase == nil, case .exited? = endedSoFar.termination {
+            // The last command exited on its own and the host is fine: the verdict first, then the
+            // cleanup (no phase of the attempt: it is no longer on the run's path). After a signal
+            // or a deadline the cleanup still comes first: what it left may still be running.
+            state = .cleaningUpAfterVerdict
+            return [.finish(endedSoFar), .cleanUp(directory: directory, seconds: seconds)]
+        }
         return [.phaseStarted(.cleanup), .cleanUp(directory: directory, seconds: seconds)]
     }
 
     private mutating func end() -> [Action] {
         state = .finished
-        return [.finish(ended)]
+        return [.finish(endedSoFar)]
     }
 
     /// The first failure stands (a later one is a consequence).
     private mutating func fail(_ why: AttemptFailure) {
         if failure == nil {
             failure = why
-            ended.infraError = why.description
+            endedSoFar.infraError = why.description
         }
     }
 
@@ -250,7 +276,7 @@ public struct AttemptMachine: Sendable {
         case .exited(0):
             return true
         case .timedOut:
-            ended.timedOutPhase = step.phase
+            endedSoFar.timedOutPhase = step.phase
         case .connectionLost(let why):
             fail(.hostLost("connection to \(plan.host) lost during \(step.phase.rawValue): \(why)"))
         case .exited(let code):

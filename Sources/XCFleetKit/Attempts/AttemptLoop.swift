@@ -7,11 +7,13 @@ import XCFleetCore
 /// (`perform`), how the job directory is cleaned up (`cleanUp`) and what the bookkeeping actions do
 /// (`note`: phases, host paths, build errors, a simulator reset). `perform` returns the step's
 /// result and the job directory it created, if any (even a failed push may leave one to remove).
-/// Returns the attempt's end.
+/// `finished` gets the machine at its `.finish` (its outcome is known then): before the cleanup
+/// when the plan puts the cleanup after the verdict. Returns the attempt's end.
 func driveAttempt(_ machine: inout AttemptMachine,
                   perform: (AttemptStep) async -> (AttemptMachine.StepResult, createdDirectory: String?),
                   cleanUp: (_ directory: String?, _ seconds: Double) async -> Void,
-                  note: (AttemptMachine.Action) async -> Void) async -> AttemptEnded {
+                  note: (AttemptMachine.Action) async -> Void,
+                  finished: (AttemptMachine) async -> Void = { _ in }) async -> AttemptEnded {
     var pending = machine.start()
     var ended = AttemptEnded()
     while !pending.isEmpty {
@@ -27,6 +29,7 @@ func driveAttempt(_ machine: inout AttemptMachine,
         case .finish(let end):
             ended = end
             await note(action)
+            await finished(machine)
         case .phaseStarted, .phaseFinished, .recordHostPath, .recordBuildError, .resetSimulators:
             await note(action)
         }

@@ -59,6 +59,9 @@ public final class EventLog: @unchecked Sendable {
     /// Seconds since the run started.
     public var elapsed: Double { Date().timeIntervalSince(clockStart) }
 
+    /// Events appended so far (the last one's `seq`).
+    public var count: Int { lock.lock(); defer { lock.unlock() }; return seq }
+
     @discardableResult
     public func append(_ body: RunEvent.Body) -> RunEvent {
         lock.lock()

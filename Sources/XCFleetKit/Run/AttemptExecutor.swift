@@ -50,6 +50,10 @@ struct AttemptExecutor: Sendable {
     /// Called when the attempt's build step has the job's build (cached, built or received): other
     /// jobs of its key may start on the host now, before this attempt's tests end.
     var buildFinished: (@Sendable () -> Void)? = nil
+    /// Called once with the attempt's outcome, as soon as it is known. Set, an attempt whose host is
+    /// fine gets its verdict before its cleanup (`AttemptMachine.Plan.cleanupAfterVerdict`), which
+    /// then still runs before `execute` returns: the caller keeps the slot until then.
+    var verdict: (@Sendable (Scheduler.AttemptOutcome, _ notPassed: [String]?) async -> Void)? = nil
 
     /// Runs the attempt through the `AttemptMachine` (its end is in the event log) and returns the
     /// outcome the scheduler needs. The job's source decides the steps; this loop only performs them.
@@ -62,9 +66,11 @@ struct AttemptExecutor: Sendable {
                                        logsDirectory: logsDirectory, logName: AttemptExecutor.logName(ref))
         defer { collector.close() }
         var machine = AttemptMachine(AttemptMachine.Plan(source: job.source, host: shell.host.name, cleanupSeconds: job.spec.timeouts.cleanup,
-                                                         cleanupAfterLostConnectionSeconds: Self.cleanupAfterLostConnection))
+                                                         cleanupAfterLostConnectionSeconds: Self.cleanupAfterLostConnection,
+                                                         cleanupAfterVerdict: verdict != nil))
         let steps = DriverSteps(job.source.driver, executor: self, collector: collector)
-        let ended = await driveAttempt(&machine, perform: { step in
+        var concluded: (outcome: Scheduler.AttemptOutcome, notPassed: [String]?)?
+        _ = await driveAttempt(&machine, perform: { step in
             if step == .push { return await push(steps) }
             return (await steps.perform(step), nil)
         }, cleanUp: { directory, seconds in
@@ -79,10 +85,24 @@ struct AttemptExecutor: Sendable {
             case .resetSimulators: await steps.resetSimulators()
             case .finish, .perform, .cleanUp: break
             }
+        }, finished: { done in
+            let result = await conclude(done, steps: steps, collector: collector)
+            concluded = result
+            await verdict?(result.outcome, result.notPassed)
         })
+        if let concluded { return concluded }
+        // The machine always finishes; this is only for a machine that somehow did not.
+        let none: (outcome: Scheduler.AttemptOutcome, notPassed: [String]?) = (.infraFailure(.host("\(shell.host.name): the attempt ended without a verdict")), nil)
+        await verdict?(none.outcome, none.notPassed)
+        return none
+    }
+
+    /// The attempt's end: the fleet's build claim released, `attemptEnded` logged, the outcome judged.
+    private func conclude(_ machine: AttemptMachine, steps: DriverSteps, collector: EventCollector) async
+        -> (outcome: Scheduler.AttemptOutcome, notPassed: [String]?) {
         await steps.releaseBuildClaim()
-        log.append(.attemptEnded(ref, ended))
-        var report = Collator.attemptReport(events: collector.events, ended: ended, host: shell.host.name, slot: 0, number: ref.attempt)
+        log.append(.attemptEnded(ref, machine.ended))
+        var report = Collator.attemptReport(events: collector.events, ended: machine.ended, host: shell.host.name, slot: 0, number: ref.attempt)
         report.discovery = steps.discovery
         let problems = Verdict.problems(of: report, expected: job.planned.expectedTests, quarantined: quarantined)
         return (machine.outcome(testsPassed: problems.isEmpty), steps.discovery.map { PackageSelection.notPassed($0, attempt: report) })

@@ -123,13 +123,32 @@ public final class Runner: Sendable {
         await coordinator.run(jobs: jobs, fleet: config.fleet, runID: config.runID, history: config.history)
         let interrupted = await coordinator.wasInterrupted
         log.append(.runFinished(interrupted: interrupted))
-        let faults = Dictionary(mutants.map { ($0.id, $0.fault) }, uniquingKeysWith: { a, _ in a })
-        var report = Collator(mutantFaults: faults).collate(try EventLog.read(log.url))
-        if let provide = config.historyContext, let context = await provide(report) {
-            // What is logged (redacted) is what the report shows, as a rebuild would collate it.
-            if case .historyContext(let logged) = log.append(.historyContext(context)).body { report.history = logged }
+        // Every job has its verdict: the last cleanups and the lease release run while the report
+        // is collated and written (off the critical path); the run returns once they are done.
+        let coordinator = self.coordinator
+        let teardown = Task { await coordinator.teardown() }
+        let collator = Collator(mutantFaults: Dictionary(mutants.map { ($0.id, $0.fault) }, uniquingKeysWith: { a, _ in a }))
+        var report: RunReport
+        let written: Int
+        do {
+            report = collator.collate(try EventLog.read(log.url))
+            if let provide = config.historyContext, let context = await provide(report) {
+                // What is logged (redacted) is what the report shows, as a rebuild would collate it.
+                if case .historyContext(let logged) = log.append(.historyContext(context)).body { report.history = logged }
+            }
+            written = log.count
+            try ReportWriter.writeAll(report, to: runDirectory)
+        } catch {
+            await teardown.value
+            throw error
         }
-        try ReportWriter.writeAll(report, to: runDirectory)
+        await teardown.value
+        if log.count != written {
+            // The teardown logged something (a cleanup or a release failed): the reports say it too,
+            // as `report RUN_DIR` would rebuild them from events.jsonl.
+            report = collator.collate(try EventLog.read(log.url))
+            try ReportWriter.writeAll(report, to: runDirectory)
+        }
         return report
     }
 
@@ -150,11 +169,17 @@ actor RunCoordinator {
     var hosts: [String: HostSpec] = [:]
     var shells: [String: any RemoteShell] = [:]
     private var running: [String: Task<Void, Never>] = [:]
+    /// Each slot's last attempt (host#slot), until it returned: after its verdict it may still be
+    /// cleaning up, and the slot's next attempt and the run's lease release wait for it.
+    private var slotTasks: [String: (id: Int, task: Task<Void, Never>)] = [:]
+    private var slotTaskCount = 0
     var finished = false
     private var waiter: CheckedContinuation<Void, Never>?
     private(set) var wasInterrupted = false
     private var admissionTask: Task<Void, Never>?
     var leases: HostLeaseManager?
+    /// The fleet's provisioner, once the run started (its hosts are released by `teardown`).
+    private var provisioner: CommandProvisioner?
     var runID = ""
     var admissionTimeouts: PhaseTimeouts = .defaults
     /// The fleet's `minFreeDiskBytes` (or the default), held against every host at admission.
@@ -261,15 +286,28 @@ actor RunCoordinator {
         for probe in recovering.values { probe.cancel() }
         recovering = [:]
         for host in recoveries.keys { _ = recoveries[host]?.stop() }
-        // Release in every case (normal end, error, interrupt): leases first, then hosts we created.
-        for (host, problem) in await leases.release().sorted(by: { $0.key < $1.key }) {
-            log.append(.note("releasing the slot lease on \(host) failed: \(problem)"))
+        self.provisioner = provisioner
+    }
+
+    /// After the verdicts (`run` returned): the attempts' cleanups still running end first, then
+    /// every lease is released (normal end, error, interrupt), then the hosts the run created.
+    /// Runs while the reports are written; what it logs makes the runner write them again.
+    func teardown() async {
+        while let (key, last) = slotTasks.first {
+            await last.task.value
+            if slotTasks[key]?.id == last.id { slotTasks[key] = nil }
+        }
+        if let leases {
+            for (host, problem) in await leases.release().sorted(by: { $0.key < $1.key }) {
+                log.append(.note("releasing the slot lease on \(host) failed: \(problem)"))
+            }
         }
         for (_, shell) in shells { await shell.close() }
         shells = [:]
         if let provisioner {
             for problem in await provisioner.releaseAll() { log.append(.note("release failed: \(problem.description)")) }
         }
+        provisioner = nil
     }
 
     private func note(_ text: String) { log.append(.note(text)) }
@@ -365,56 +403,84 @@ actor RunCoordinator {
         job.rerun = reruns[jobID]
         if wasInterrupted { return }
         let ref = AttemptRef(jobID: jobID, attempt: attempt)
-        log.append(.attemptStarted(ref, host: hostName, slot: slot))
         let logsDirectory = runDirectory.appendingPathComponent("logs")
         let log = self.log
         let token = ProcessRecordScript.token(jobID: jobID, attempt: attempt)
         attemptTokens[jobID] = (hostName, token)
-        running[jobID] = Task {
-            let outcome: Scheduler.AttemptOutcome
-            do {
-                let shell = try await self.shell(for: host, slot: slot, ref: ref, timeouts: job.spec.timeouts)
-                var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
-                executor.record = await self.processRecord(host: host, token: token)
-                executor.toolchains = self.toolchains
-                executor.buildTrust = self.buildTrust
-                executor.fleetBuilds = self.fleetBuilds
-                let timeouts = job.spec.timeouts
-                executor.openShell = { name in try await self.relayShell(name, timeouts: timeouts) }
-                executor.attachmentBudget = self.attachmentBudget
-                executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
-                if let key = self.scheduledBuildKey(jobID) {
-                    // The build took the host's build lock: other jobs of the key wait for it there.
-                    executor.buildStarted = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: true) } }
-                    // The build is there: the key's other jobs may start on the host while this one tests.
-                    executor.buildFinished = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: false) } }
-                }
-                let result = await executor.executeForRerun()
-                outcome = result.outcome
-                // A rerun after test failures runs only the tests that did not pass.
-                if case .testsFailed = outcome, let notPassed = result.notPassed, !notPassed.isEmpty { self.reruns[jobID] = notPassed }
-                if let key = self.scheduledBuildKey(jobID) {
-                    var built = false
-                    switch outcome { case .passed, .testsFailed, .discoveryFailed: built = true; default: break }
-                    self.noteBuild(jobID: jobID, host: hostName, key: key, started: false, succeeded: built)
-                }
-                // After an infrastructure failure the connection may be broken: reconnect next time,
-                // and no new attempt goes to the host until a fresh health check passes there.
-                if case .infraFailure(let failure) = outcome {
-                    await self.dropShell(host: hostName, slot: slot, shell: shell)
-                    if failure.suspectsHost { self.suspect(hostName, reason: failure.description) }
-                }
-            } catch {
-                let failure: AttemptFailure
-                if let e = error as? RemoteShellError { failure = e.kind == .connect || e.kind == .timeout ? .hostLost(e.description) : .host(e.description) }
-                else if error is CancellationError { failure = .cancelled }
-                else { failure = .host("\(hostName): \(error)") }
-                log.append(.attemptEnded(ref, AttemptEnded(infraError: failure.description)))
-                outcome = .infraFailure(failure)
-                if failure.suspectsHost { self.suspect(hostName, reason: failure.description) }
-            }
-            self.attemptFinished(ref: ref, outcome: outcome)
+        // The slot's last attempt may still be cleaning up after its verdict: this one starts after it.
+        let slotKey = "\(hostName)#\(slot)"
+        let previous = slotTasks[slotKey]?.task
+        slotTaskCount += 1
+        let taskID = slotTaskCount
+        let task = Task {
+            await previous?.value
+            log.append(.attemptStarted(ref, host: hostName, slot: slot))
+            await self.runAttempt(job: job, ref: ref, host: host, slot: slot, token: token, logsDirectory: logsDirectory)
+            self.slotFreed(slotKey, taskID: taskID)
         }
+        running[jobID] = task
+        slotTasks[slotKey] = (taskID, task)
+    }
+
+    /// One attempt on a slot: connect if needed, execute, and give the scheduler its outcome (at the
+    /// verdict, which may come before the attempt's cleanup; this returns after the cleanup).
+    private func runAttempt(job: PlannedJob, ref: AttemptRef, host: HostSpec, slot: Int, token: String, logsDirectory: URL) async {
+        let jobID = ref.jobID, hostName = host.name
+        do {
+            let shell = try await self.shell(for: host, slot: slot, ref: ref, timeouts: job.spec.timeouts)
+            var executor = AttemptExecutor(job: job, ref: ref, shell: shell, log: log, logsDirectory: logsDirectory)
+            executor.record = await self.processRecord(host: host, token: token)
+            executor.toolchains = self.toolchains
+            executor.buildTrust = self.buildTrust
+            executor.fleetBuilds = self.fleetBuilds
+            let timeouts = job.spec.timeouts
+            executor.openShell = { name in try await self.relayShell(name, timeouts: timeouts) }
+            executor.attachmentBudget = self.attachmentBudget
+            executor.quarantined = job.planned.mutant == nil ? self.quarantine.entries(suite: job.planned.suite) : []
+            if let key = self.scheduledBuildKey(jobID) {
+                // The build took the host's build lock: other jobs of the key wait for it there.
+                executor.buildStarted = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: true) } }
+                // The build is there: the key's other jobs may start on the host while this one tests.
+                executor.buildFinished = { Task { await self.noteBuild(jobID: jobID, host: hostName, key: key, started: false) } }
+            }
+            executor.verdict = { outcome, notPassed in
+                await self.concluded(ref: ref, host: hostName, slot: slot, shell: shell, outcome: outcome, notPassed: notPassed)
+            }
+            _ = await executor.executeForRerun()
+        } catch {
+            let failure: AttemptFailure
+            if let e = error as? RemoteShellError { failure = e.kind == .connect || e.kind == .timeout ? .hostLost(e.description) : .host(e.description) }
+            else if error is CancellationError { failure = .cancelled }
+            else { failure = .host("\(hostName): \(error)") }
+            log.append(.attemptEnded(ref, AttemptEnded(infraError: failure.description)))
+            if failure.suspectsHost { suspect(hostName, reason: failure.description) }
+            attemptFinished(ref: ref, outcome: .infraFailure(failure))
+        }
+    }
+
+    /// An attempt's verdict: what the scheduler and the build notes learn from it.
+    private func concluded(ref: AttemptRef, host hostName: String, slot: Int, shell: any RemoteShell,
+                           outcome: Scheduler.AttemptOutcome, notPassed: [String]?) async {
+        let jobID = ref.jobID
+        // A rerun after test failures runs only the tests that did not pass.
+        if case .testsFailed = outcome, let notPassed, !notPassed.isEmpty { reruns[jobID] = notPassed }
+        if let key = scheduledBuildKey(jobID) {
+            var built = false
+            switch outcome { case .passed, .testsFailed, .discoveryFailed: built = true; default: break }
+            noteBuild(jobID: jobID, host: hostName, key: key, started: false, succeeded: built)
+        }
+        // After an infrastructure failure the connection may be broken: reconnect next time,
+        // and no new attempt goes to the host until a fresh health check passes there.
+        if case .infraFailure(let failure) = outcome {
+            await dropShell(host: hostName, slot: slot, shell: shell)
+            if failure.suspectsHost { suspect(hostName, reason: failure.description) }
+        }
+        attemptFinished(ref: ref, outcome: outcome)
+    }
+
+    /// The slot's attempt returned (its cleanup done): nothing of it is left to wait for.
+    private func slotFreed(_ key: String, taskID: Int) {
+        if slotTasks[key]?.id == taskID { slotTasks[key] = nil }
     }
 
     /// A connection of its own to `name`, the source of a relayed build (closed by the caller).
