@@ -56,7 +56,7 @@ final class CleanupAfterVerdictTests: XCTestCase {
         }
     }
 
-    private func run(delay: Double, fail: Bool = false) async throws -> (report: RunReport, events: [RunEvent], cleanups: Cleanups,
+    private func run(delay: Double, fail: Bool = false, historySeconds: Double? = nil) async throws -> (report: RunReport, events: [RunEvent], cleanups: Cleanups,
                                                                            returned: Date, runDirectory: URL, workRoot: String) {
         let base = try TestPaths.temporaryDirectory()
         let swift = try FakeToolchain.install(in: base)
@@ -66,8 +66,15 @@ final class CleanupAfterVerdictTests: XCTestCase {
         host.toolchain.swiftPath = swift.path
         let plan = try PlanLoader.parse(Data(#"{"name": "p", "suites": [{"name": "a", "template": "cache-contract"}, {"name": "b", "template": "cache-contract"}]}"#.utf8),
                                         path: "p.json", knownTemplates: ["cache-contract"])
-        let config = RunConfiguration(plan: plan, fleet: Fleet(hosts: [host]), root: TemplateRoot(url: TestPaths.packageRoot),
+        var config = RunConfiguration(plan: plan, fleet: Fleet(hosts: [host]), root: TemplateRoot(url: TestPaths.packageRoot),
                                       runsDirectory: base.appendingPathComponent("runs"))
+        if let historySeconds {
+            // A history that answers slowly (and with nothing): the teardown logs while it is asked.
+            config.historyContext = { _ in
+                try? await Task.sleep(nanoseconds: UInt64(historySeconds * 1e9))
+                return nil
+            }
+        }
         let cleanups = Cleanups()
         let runner = try Runner(config: config, shellFactory: { spec, _ in
             SlowCleanupShell(inner: LocalShell(host: spec), delay: delay, fail: fail, cleanups: cleanups)
@@ -122,14 +129,19 @@ final class CleanupAfterVerdictTests: XCTestCase {
 
     /// A cleanup that fails after the verdict is not lost: its note is logged after the run
     /// finished, and the reports are written again with it (as `report RUN_DIR` rebuilds them).
+    /// Both orders: the failure logged after the report was written, and while the history was
+    /// still being asked (after the report was collated, before it was written).
     func testACleanupThatFailsAfterTheVerdictStillReachesTheReport() async throws {
-        let r = try await run(delay: 0.5, fail: true)
-        XCTAssertEqual(r.report.exitCode, 0, "a cleanup failure does not change the tests' verdict")
-        let failures = r.report.notes.filter { $0.contains("cleanup on local failed") && $0.contains("could not be removed (test)") }
-        XCTAssertEqual(failures.count, 2, r.report.notes.joined(separator: " | "))
-        let json = try String(contentsOf: r.runDirectory.appendingPathComponent("report.json"), encoding: .utf8)
-        XCTAssertTrue(json.contains("could not be removed (test)"), "report.json was written again with the late notes")
-        try assertReportIsTheRebuild(r.runDirectory)
+        for (delay, history) in [(0.5, nil), (0.3, 2.0)] as [(Double, Double?)] {
+            let r = try await run(delay: delay, fail: true, historySeconds: history)
+            let name = "cleanup \(delay) s, history \(history.map { "\($0) s" } ?? "none")"
+            XCTAssertEqual(r.report.exitCode, 0, "\(name): a cleanup failure does not change the tests' verdict")
+            let failures = r.report.notes.filter { $0.contains("cleanup on local failed") && $0.contains("could not be removed (test)") }
+            XCTAssertEqual(failures.count, 2, name + ": " + r.report.notes.joined(separator: " | "))
+            let json = try String(contentsOf: r.runDirectory.appendingPathComponent("report.json"), encoding: .utf8)
+            XCTAssertTrue(json.contains("could not be removed (test)"), "\(name): report.json was written again with the late notes")
+            try assertReportIsTheRebuild(r.runDirectory)
+        }
     }
 
     private func assertReportIsTheRebuild(_ runDirectory: URL, file: StaticString = #filePath, line: UInt = #line) throws {

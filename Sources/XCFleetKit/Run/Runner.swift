@@ -129,21 +129,23 @@ public final class Runner: Sendable {
         let teardown = Task { await coordinator.teardown() }
         let collator = Collator(mutantFaults: Dictionary(mutants.map { ($0.id, $0.fault) }, uniquingKeysWith: { a, _ in a }))
         var report: RunReport
-        let written: Int
+        // The events the report holds: all up to here (read next), and the history context it adds.
+        // The teardown logs concurrently, so anything else appended since is not in it.
+        var collated = log.count
         do {
             report = collator.collate(try EventLog.read(log.url))
             if let provide = config.historyContext, let context = await provide(report) {
                 // What is logged (redacted) is what the report shows, as a rebuild would collate it.
                 if case .historyContext(let logged) = log.append(.historyContext(context)).body { report.history = logged }
+                collated += 1
             }
-            written = log.count
             try ReportWriter.writeAll(report, to: runDirectory)
         } catch {
             await teardown.value
             throw error
         }
         await teardown.value
-        if log.count != written {
+        if log.count != collated {
             // The teardown logged something (a cleanup or a release failed): the reports say it too,
             // as `report RUN_DIR` would rebuild them from events.jsonl.
             report = collator.collate(try EventLog.read(log.url))
