@@ -104,6 +104,38 @@ final class PackageSelectionInputTests: XCTestCase {
         XCTAssertTrue(saved.contains { $0.hasPrefix("shelf-state") }, "the attachment was saved: \(saved)")
     }
 
+    /// A chained shard's or rerun's selection rides the exec line (the exec's input is the push's):
+    /// `inputAsArguments` writes the same lines to a file that becomes the command's input, so the
+    /// bundle is started exactly as with the selection on its input, names with spaces, quotes and
+    /// `$` included; a failing part still fails the command.
+    private func checkCarried(_ shell: any RemoteShell) async throws {
+        let bundle = try fakeBundle()
+        let xctest = ["Odd Tests.It's/test $HOME", "OddTests.A/testB"], testing = ["OddTests.S/`raw name`()"]
+        let all = xctest + testing + ["OddTests.A/testNotSelected"]
+        let selected = xctest + testing
+        let plain = PackageTestCommands.run(bundle: bundle, packageFolder: work.path, darwin: false, selected: selected, all: all, swiftTesting: Set(testing))
+        let file = work.appendingPathComponent(".xcfleet-selection").path
+        let carried = try XCTUnwrap(PackageTestCommands.inputAsArguments(plain, file: file))
+        XCTAssertNil(carried.input, "nothing on the input")
+        let (t1, onInput) = try await runs(shell, plain)
+        let (t2, onLine) = try await runs(shell, carried, environment: ["FAKE_STATUS_TESTING": "4"])
+        XCTAssertEqual(t1, .exited(0))
+        XCTAssertEqual(t2, .exited(4), "the failing part fails the command")
+        XCTAssertEqual(onLine, onInput)
+        XCTAssertEqual(onLine.first, "RUN <Odd Tests.It's/test $HOME,OddTests.A/testB>")
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), String(decoding: plain.input ?? [], as: UTF8.self))
+        // Input that is not whole lines cannot be carried so (the caller then does not chain).
+        XCTAssertNil(PackageTestCommands.inputAsArguments(ShellCommand(["cat"], input: Array("no newline".utf8)), file: file))
+        XCTAssertEqual(PackageTestCommands.inputAsArguments(ShellCommand(["cat"]), file: file), ShellCommand(["cat"]))
+    }
+
+    func testTheSelectionCarriedOnTheCommandLineStartsTheBundleTheSameWay() async throws {
+        try await checkCarried(LocalShell(host: HostSpec(name: "local", transport: .local, workRoot: work.path)))
+        let shell = try await TestHosts.shell(workRoot: work.path)
+        defer { Task { await shell.close() } }
+        try await checkCarried(shell)
+    }
+
     func testTheLocalHostGetsTheSelectionOnItsInput() async throws {
         try await check(LocalShell(host: HostSpec(name: "local", transport: .local, workRoot: work.path)))
     }

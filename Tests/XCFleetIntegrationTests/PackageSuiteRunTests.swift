@@ -67,7 +67,12 @@ final class PackageSuiteRunTests: XCTestCase {
         // The working tree is tested as it is: the edit needs no commit.
         let file = repo.appendingPathComponent("Shelf/Tests/ShelfTests/ShelfTests.swift")
         let text = try String(contentsOf: file, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: #"XCTAssertEqual(shelf.take(), "Emma")"#, with: #"XCTAssertEqual(shelf.take(), "Mansfield Park")"#).utf8).write(to: file)
+        // Every test runs in the package's folder, as under its own `swift test` (chained or not).
+        let edited = text.replacingOccurrences(of: #"XCTAssertEqual(shelf.take(), "Emma")"#, with: #"XCTAssertEqual(shelf.take(), "Mansfield Park")"#)
+            .replacingOccurrences(of: "        var shelf = Shelf(capacity: 1)\n",
+                                  with: "        var shelf = Shelf(capacity: 1)\n        XCTAssertTrue(FileManager.default.currentDirectoryPath.hasSuffix(\"/Shelf\"), FileManager.default.currentDirectoryPath)\n")
+        XCTAssertNotEqual(edited.components(separatedBy: "currentDirectoryPath").count, 1)
+        try Data(edited.utf8).write(to: file)
         let plan = try writePlan(in: repo, ["name": "shelf", "package": "Shelf", "shards": 3, "retries": ["testFailures": 1]])
         let result = try run(plan, fleet: try sshFleet(Array(hosts.prefix(2))))
         XCTAssertEqual(result.status, 1, result.output)
@@ -95,6 +100,21 @@ final class PackageSuiteRunTests: XCTestCase {
         XCTAssertEqual(failure.location?.kind, .repository)
         XCTAssertTrue(result.output.contains("Shelf/Tests/ShelfTests/ShelfTests.swift:\(line):"), result.output)
         XCTAssertEqual(jobs.filter { $0.attempts.count > 1 }.count, 1, "no other shard reran")
+        // The third shard and the rerun knew the key's listing: each ran its part in its push's exec
+        // (the push is logged when that exec ended, after the attempt's test events).
+        func chained(_ ref: AttemptRef) -> Bool {
+            let mine = result.events.map(\.body).filter { body in
+                switch body {
+                case .push(let r, _), .test(let r, _): return r == ref
+                default: return false
+                }
+            }
+            guard case .push = mine.last else { return false }
+            return mine.count > 1
+        }
+        let refs = jobs.flatMap { job in job.attempts.map { AttemptRef(jobID: job.planned.jobID, attempt: $0.number) } }
+        XCTAssertTrue(chained(AttemptRef(jobID: failing.planned.jobID, attempt: 2)), "the rerun rode its push's exec")
+        XCTAssertEqual(refs.filter(chained).count, 2, "the third shard and the rerun: \(refs.filter(chained))")
         var expected = try ownSwiftTestTruthOfShelf()
         expected["ShelfTests/testPutAndTake"] = .failed
         XCTAssertEqual(outcomes(result.report), expected, "every other test as its own swift test has it")

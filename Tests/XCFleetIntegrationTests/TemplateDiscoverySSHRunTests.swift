@@ -77,4 +77,93 @@ final class TemplateDiscoverySSHRunTests: XCTestCase {
         XCTAssertTrue(empty.reasons.contains { $0.contains("test discovery: the built products list no tests") }, "\(empty.reasons)")
         XCTAssertEqual(empty.jobs.first?.attempts.count, 1, "never retried")
     }
+
+    /// A later shard and a rerun of the tests that did not pass choose their part from the listing
+    /// the run already has for their build key, and run it in their push's exec behind the fresh
+    /// listing; the first shard of the key lists on its own exec. One slot, so the attempts follow
+    /// each other.
+    func testALaterShardAndARerunRunTheirPartInThePushsExec() throws {
+        try TemplateDiscoveryFixture.write(into: dir.appendingPathComponent("templates"))
+        let flag = "/tmp/xcfleet-flaky-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: flag) }
+        let flaky = dir.appendingPathComponent("templates/flaky-tests")
+        try FileManager.default.createDirectory(at: flaky, withIntermediateDirectories: true)
+        try Data("""
+            import XCTest
+            import Foundation
+
+            final class FlakyTests: XCTestCase {
+                func testOnce() {
+                    let flag = "\(flag)"
+                    if !FileManager.default.fileExists(atPath: flag) {
+                        FileManager.default.createFile(atPath: flag, contents: Data())
+                        XCTFail("fails the first time")
+                    }
+                }
+                func testSteady() { XCTAssertTrue(true) }
+            }
+
+            """.utf8).write(to: flaky.appendingPathComponent("FlakyTests.swift"))
+        let plan = dir.appendingPathComponent("plan.json")
+        try Data(#"""
+        {"name": "parts-ssh", "suites": [{"name": "sharded", "template": "my-tests", "shards": 2},
+          {"name": "flaky", "template": "flaky-tests", "retries": {"testFailures": 1}, "allowFlaky": true}]}
+        """#.utf8).write(to: plan)
+        let fleetPath = try fleet()
+        let oneSlot = try String(contentsOfFile: fleetPath, encoding: .utf8).replacingOccurrences(of: #""slots": 2"#, with: #""slots": 1"#)
+        try Data(oneSlot.utf8).write(to: URL(fileURLWithPath: fleetPath))
+        let runs = dir.appendingPathComponent("runs")
+        let result = try FakeToolchain.xcfleet(["run", plan.path, "--templates", dir.appendingPathComponent("templates").path,
+                                                "--fleet", fleetPath, "--runs", runs.path, "--no-history"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let runDir = runs.appendingPathComponent(try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: runs.path).first))
+        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: runDir.appendingPathComponent("report.json")))
+        let events = try EventLog.read(runDir.appendingPathComponent("events.jsonl"))
+
+        /// Whether the attempt's tests ran in its push's exec (the push is logged when that exec
+        /// ended, after its listing and its test events), and the attempt's part and results.
+        func attempt(_ ref: AttemptRef) throws -> (chained: Bool, selected: [String], ran: [String: TestStatus]) {
+            var order: [String] = [], selected: [String] = [], ran: [String: TestStatus] = [:]
+            for body in events.map(\.body) {
+                switch body {
+                case .push(let r, _) where r == ref: order.append("push")
+                case .testsDiscovered(let r, let found) where r == ref: order.append("discovered"); selected = found.selected
+                case .test(let r, let e) where r == ref:
+                    order.append("test")
+                    if case .testFinished(let id, let status, _, _, _) = e { ran[id.name] = status }
+                default: break
+                }
+            }
+            let push = try XCTUnwrap(order.firstIndex(of: "push"), "\(ref)")
+            return (push == order.count - 1 && order.contains("test"), selected, ran)
+        }
+
+        let sharded = try XCTUnwrap(report.suites.first { $0.spec.name == "sharded" })
+        XCTAssertEqual(sharded.status, .green, "\(sharded.reasons)\n" + result.stdout)
+        XCTAssertEqual(sharded.jobs.count, 2)
+        let parts = try sharded.jobs.map { job in
+            try attempt(AttemptRef(jobID: job.planned.jobID, attempt: try XCTUnwrap(job.decisive?.number)))
+        }
+        XCTAssertEqual(parts.filter { $0.chained }.count, 1, "the shard that ran second chained its part: \(parts.map { $0.chained })")
+        XCTAssertEqual(Set(parts.flatMap { $0.selected }), ["MyTests.MineTests/testOne", "MyTests.MineTests/testSkipped", "MyTests.adds()", "MyTests.later()"])
+        XCTAssertEqual(parts.map { $0.selected.count }, [2, 2], "two and two")
+        for part in parts {
+            for name in part.ran.keys {
+                XCTAssertTrue(part.selected.contains { $0.hasSuffix("/" + name) || $0.hasSuffix("." + name) }, "\(name) is not in the shard's part \(part.selected)")
+            }
+        }
+        XCTAssertEqual(parts.reduce(into: [String: TestStatus]()) { $0.merge($1.ran) { a, _ in a } }["testOne"], .passed)
+        XCTAssertEqual(parts.reduce(into: [String: TestStatus]()) { $0.merge($1.ran) { a, _ in a } }["adds()"], .passed)
+
+        let flakySuite = try XCTUnwrap(report.suites.first { $0.spec.name == "flaky" })
+        let job = try XCTUnwrap(flakySuite.jobs.first)
+        XCTAssertEqual(job.attempts.count, 2, "one rerun")
+        let first = try attempt(AttemptRef(jobID: job.planned.jobID, attempt: 1))
+        let rerun = try attempt(AttemptRef(jobID: job.planned.jobID, attempt: 2))
+        XCTAssertTrue(first.chained, "every test: chained")
+        XCTAssertEqual(first.ran, ["testOnce": .failed, "testSteady": .passed])
+        XCTAssertTrue(rerun.chained, "the rerun's part rode its push's exec")
+        XCTAssertEqual(rerun.selected, ["FlakyTests.FlakyTests/testOnce"])
+        XCTAssertEqual(rerun.ran, ["testOnce": .passed], "only the test that did not pass ran again")
+    }
 }

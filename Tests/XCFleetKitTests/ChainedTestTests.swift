@@ -123,6 +123,21 @@ final class ChainedTestTests: XCTestCase {
         XCTAssertEqual(killed.tested.text(.stdout), "")
     }
 
+    /// The test step keeps the chained test only when it runs what the fresh listing chose: every
+    /// test, or exactly the part chosen before the push from the key's known listing.
+    func testTheChainedTestIsKeptOnlyWhenItRunsWhatTheFreshListingChose() {
+        let every = chained().test
+        XCTAssertTrue(every.runs(TestsDiscovered(tests: ["A.B/t1", "A.B/t2"], selected: ["A.B/t2", "A.B/t1"])))
+        XCTAssertFalse(every.runs(TestsDiscovered(tests: ["A.B/t1", "A.B/t2"], selected: ["A.B/t1"])), "a part runs on its own")
+        let part = ChainedTest(bundle: "/nonexistent", selection: .init(selected: ["A.B/t1", "A.C/t3"], all: ["A.B/t1", "A.B/t2", "A.C/t3"], swiftTesting: []),
+                               buildSeconds: 30, listSeconds: 30, testSeconds: 30, buildOutput: { _ in }, listingOutput: { _ in }, testOutput: { _ in })
+        XCTAssertTrue(part.runs(TestsDiscovered(tests: ["A.B/t1", "A.B/t2", "A.C/t3"], selected: ["A.C/t3", "A.B/t1"])))
+        XCTAssertFalse(part.runs(TestsDiscovered(tests: ["A.B/t1", "A.B/t2", "A.C/t3", "A.C/t4"], selected: ["A.B/t1", "A.C/t3", "A.C/t4"])),
+                       "the fresh listing chose more: the part runs on its own")
+        XCTAssertFalse(part.runs(TestsDiscovered(tests: ["A.B/t1", "A.B/t2", "A.C/t3"], selected: ["A.B/t1"])), "or less")
+        XCTAssertFalse(part.runs(TestsDiscovered(tests: ["A.B/t1", "A.B/t2", "A.C/t3"], selected: ["A.B/t1", "A.B/t2", "A.C/t3"])), "or everything")
+    }
+
     func testTheMarkerIsOnlyAWholeLine() {
         let marker = Array("XCFLEET-TEST ab\n".utf8)
         var s = MarkerSplitter(marker: marker)

@@ -116,6 +116,19 @@ public enum PackageTestCommands {
     /// `run`'s script: `$1` the bundle; standard input the parts (`x*`, `x LIST`, `t*`, `t REGEX`).
     static let runScript = reraise + #"b=$1; st=0; tt=; set --; while IFS= read -r l; do case $l in "x*") "$b" </dev/null; s=$?; [ "$st" -ne 0 ] || st=$s ;; "x "*) "$b" "${l#x }" </dev/null; s=$?; [ "$st" -ne 0 ] || st=$s ;; "t*") tt=1 ;; "t "*) tt=1; set -- "$@" --filter "${l#t }" ;; esac; done; if [ -n "$tt" ]; then if [ -n "${XCFLEET_ATTACHMENTS_DIR:-}" ] && [ -d "$XCFLEET_ATTACHMENTS_DIR" ]; then set -- --attachments-path "$XCFLEET_ATTACHMENTS_DIR" "$@"; fi; "$b" --testing-library swift-testing "$@" </dev/null; t=$?; [ "$st" -ne 0 ] || st=$t; fi; end "$st""#
 
+    /// `command` with its standard input carried on its command line instead: the lines are
+    /// written to `file` on the host, which becomes the command's input (a command that shares an
+    /// exec whose own input is taken, as a chained test does). Nil when the input is not whole
+    /// lines without NUL bytes.
+    public static func inputAsArguments(_ command: ShellCommand, file: String) -> ShellCommand? {
+        guard let input = command.input else { return command }
+        guard input.isEmpty || input.last == UInt8(ascii: "\n"), !input.contains(0),
+              let text = String(bytes: input, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        let script = #"f=$1; n=$2; shift 2; : > "$f" || exit 70; while [ "$n" -gt 0 ]; do printf '%s\n' "$1" >> "$f" || exit 70; shift; n=$((n - 1)); done; exec "$@" < "$f""#
+        return ShellCommand(["sh", "-c", script, "sh", file, String(lines.count)] + lines + command.arguments, environment: command.environment)
+    }
+
     /// `end STATUS`: exit with it, or, for a bundle a signal ended (a status above 128), end the
     /// same way (so a SIGKILL from the host is seen as one, as when the bundle runs on its own).
     public static let reraise = #"end() { if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then trap - "$(($1 - 128))" 2>/dev/null; kill -"$(($1 - 128))" $$; fi; exit "$1"; }; "#

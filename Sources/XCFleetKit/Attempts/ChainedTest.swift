@@ -27,9 +27,20 @@ final class ChainedTest: @unchecked Sendable {
         static func < (a: Part, b: Part) -> Bool { a.rawValue < b.rawValue }
     }
 
+    /// The part of the listing a shard or a rerun runs, chosen before the push from the listing
+    /// known for the key (`KnownListings`): the same tests as the fresh listing must choose, or the
+    /// test step stops the chained test and runs its part on its own.
+    struct Selection: Sendable {
+        var selected: [String]
+        var all: [String]
+        var swiftTesting: Set<String>
+    }
+
     let nonce: String
     /// The test bundle the chained test runs (the build cache's product for the key).
     let bundle: String
+    /// Nil: every test the fresh listing names runs.
+    let selection: Selection?
     private let lock = NSLock()
     /// Held while test output is handed on, so that held chunks and new ones keep their order.
     private let delivery = NSLock()
@@ -52,7 +63,7 @@ final class ChainedTest: @unchecked Sendable {
     private let listingOutput: @Sendable (OutputChunk) -> Void
     private let testOutput: @Sendable (OutputChunk) -> Void
 
-    init(bundle: String, buildSeconds: Double, listSeconds: Double, testSeconds: Double,
+    init(bundle: String, selection: Selection? = nil, buildSeconds: Double, listSeconds: Double, testSeconds: Double,
          buildOutput: @escaping @Sendable (OutputChunk) -> Void, listingOutput: @escaping @Sendable (OutputChunk) -> Void,
          testOutput: @escaping @Sendable (OutputChunk) -> Void) {
         var rng = SystemRandomNumberGenerator()
@@ -61,6 +72,7 @@ final class ChainedTest: @unchecked Sendable {
         out = PartSplitter(markers: markers)
         err = PartSplitter(markers: markers)
         self.bundle = bundle
+        self.selection = selection
         seconds = [.build: buildSeconds, .listing: listSeconds, .test: testSeconds]
         self.buildOutput = buildOutput
         self.listingOutput = listingOutput
@@ -87,6 +99,12 @@ final class ChainedTest: @unchecked Sendable {
             + mark("LIST") + ShellQuote.join(list.arguments) + " < /dev/null > " + file + "; st=$?; cat " + file + #"; [ "$st" -eq 0 ] || end "$st"; "#
             + mark("TEST") + exports + "exec " + ShellQuote.join(test.arguments)
         return ShellCommand(["sh", "-c", script, "sh"] + build.arguments)
+    }
+
+    /// Whether the chained test runs exactly the part the fresh listing chose (`found`).
+    func runs(_ found: TestsDiscovered) -> Bool {
+        guard let selection else { return found.selected.count == found.tests.count }
+        return found.selected.count == selection.selected.count && Set(found.selected) == Set(selection.selected)
     }
 
     /// Routes one chunk of the exec's output to the build's, the listing's or the test's consumer.
@@ -178,10 +196,13 @@ final class ChainedTest: @unchecked Sendable {
         return (result, timedOut)
     }
 
-    /// Stops the exec (an attempt that ended before its test step took the chained test) and waits for it.
-    func abandon() async {
+    /// Stops the exec (an attempt that ended before its test step took the chained test, or whose
+    /// fresh listing chose another part) and waits for it: how it ended. The test's output is held
+    /// until the test step opens it, so none of a stopped test's is handed on.
+    @discardableResult
+    func abandon() async -> Result<JobPreparation, Error> {
         cancel()
-        _ = await execEnded()
+        return await execEnded().result
     }
 
     private func deliver(_ chunk: OutputChunk) {

@@ -181,9 +181,10 @@ final class SwiftPMSteps: @unchecked Sendable {
         case .test:
             if let test = runningTest {
                 runningTest = nil
-                // The chained test runs every listed test; a part of them runs on its own (never so when chained).
-                guard let found = discovery, found.selected.count == found.tests.count else {
-                    await test.abandon()
+                // The chained test runs every listed test, or the part chosen from the key's known
+                // listing; a fresh listing that chose otherwise runs its part on its own.
+                guard let found = discovery, test.runs(found) else {
+                    await stopChainedTest(test)
                     return await runDiscoveredTests()
                 }
                 return await chainedTestEnded(test)

@@ -26,7 +26,7 @@ extension SwiftPMSteps {
             switch termination {
             // A deadline, a lost host or a SIGKILL from the host: the machine judges it like any step's.
             case .timedOut, .connectionLost, .cancelled, .signaled("SIGKILL"): return .ended(termination)
-            case .exited, .signaled: return discovered(sink, termination: termination, bundle: bundle)
+            case .exited, .signaled: return discovered(sink, termination: termination, bundle: bundle, key: cached.key(toolchain: identity).hex)
             }
         } catch let stop as StepStop {
             return stop.result
@@ -40,24 +40,32 @@ extension SwiftPMSteps {
     }
 
     /// A listing that ended on its own (`termination`): its tests, this attempt's part of them,
-    /// logged as `testsDiscovered`.
-    func discovered(_ sink: OutputSink, termination: CommandTermination, bundle: String) -> AttemptMachine.StepResult {
-        let job = executor.job
-        // The plain lists, then (after the marker) Swift Testing's records of its tests.
+    /// logged as `testsDiscovered`. A listing that exited 0 is known for the key from then on
+    /// (`KnownListings`: a later shard or rerun chains its part behind its push).
+    func discovered(_ sink: OutputSink, termination: CommandTermination, bundle: String, key: String?) -> AttemptMachine.StepResult {
         let text = sink.stdoutText
-        let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
-        let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
-        let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
         let failure = termination == .exited(0) ? nil
             : "listing the built tests (\((bundle as NSString).lastPathComponent) --list-tests) ended \(termination.consoleText)"
                 + (sink.stderrTail.isEmpty ? "" : ": " + sink.stderrTail)
-        let found = PackageSelection.select(listed: listed, listFailure: failure, package: job.spec.package, shard: job.planned.shard,
-                                            shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
-                                            displayNames: displayNames)
+        let (found, testing) = selection(listing: text, listFailure: failure)
         discovery = found
-        swiftTesting = Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" })
+        swiftTesting = testing
+        if failure == nil, let key { executor.listings.record(text, key: key) }
         executor.log.append(.testsDiscovered(executor.ref, found))
         return .discovered(problem: found.problem)
+    }
+
+    /// This attempt's part of what a listing printed (`listing`: the plain lists, then, after the
+    /// marker, Swift Testing's records of its tests), and which of its tests are Swift Testing's.
+    func selection(listing text: String, listFailure: String?) -> (found: TestsDiscovered, swiftTesting: Set<String>) {
+        let job = executor.job
+        let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
+        let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
+        let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
+        let found = PackageSelection.select(listed: listed, listFailure: listFailure, package: job.spec.package, shard: job.planned.shard,
+                                            shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
+                                            displayNames: displayNames)
+        return (found, Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" }))
     }
 
     func runDiscoveredTests() async -> AttemptMachine.StepResult {

@@ -38,6 +38,8 @@ struct AttemptExecutor: Sendable {
     var toolchains = ToolchainIdentityCache()
     /// The builds xcfleet made per host, shared by the run's attempts: what a cached build must match.
     var buildTrust = BuildTrust()
+    /// The test listings the run's attempts printed, by build key (shared by them).
+    var listings = KnownListings()
     /// The run's builds across hosts (build once per fleet); nil: every host builds for itself.
     var fleetBuilds: FleetBuilds? = nil
     /// Opens a shell to another host of the run (the source of a relayed build).

@@ -200,6 +200,7 @@ actor RunCoordinator {
     var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
     private let toolchains = ToolchainIdentityCache()
+    private let listings = KnownListings()
     /// The builds xcfleet made, per host (what a cached build must match).
     private var buildTrust = BuildTrust()
     /// What the run's attempts fetched as attachments (the run cap, docs/attachments.md).
@@ -434,6 +435,7 @@ actor RunCoordinator {
             executor.record = await self.processRecord(host: host, token: token)
             executor.toolchains = self.toolchains
             executor.buildTrust = self.buildTrust
+            executor.listings = self.listings
             executor.fleetBuilds = self.fleetBuilds
             let timeouts = job.spec.timeouts
             executor.openShell = { name in try await self.relayShell(name, timeouts: timeouts) }
