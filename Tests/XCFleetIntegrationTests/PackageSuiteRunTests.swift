@@ -102,16 +102,7 @@ final class PackageSuiteRunTests: XCTestCase {
         XCTAssertEqual(jobs.filter { $0.attempts.count > 1 }.count, 1, "no other shard reran")
         // The third shard and the rerun knew the key's listing: each ran its part in its push's exec
         // (the push is logged when that exec ended, after the attempt's test events).
-        func chained(_ ref: AttemptRef) -> Bool {
-            let mine = result.events.map(\.body).filter { body in
-                switch body {
-                case .push(let r, _), .test(let r, _): return r == ref
-                default: return false
-                }
-            }
-            guard case .push = mine.last else { return false }
-            return mine.count > 1
-        }
+        func chained(_ ref: AttemptRef) -> Bool { AttemptTrace(result.events, ref).testsRodeThePush }
         let refs = jobs.flatMap { job in job.attempts.map { AttemptRef(jobID: job.planned.jobID, attempt: $0.number) } }
         XCTAssertTrue(chained(AttemptRef(jobID: failing.planned.jobID, attempt: 2)), "the rerun rode its push's exec")
         XCTAssertEqual(refs.filter(chained).count, 2, "the third shard and the rerun: \(refs.filter(chained))")

@@ -10,7 +10,7 @@ import XCFleetTestSupport
 /// An attempt whose host is fine gets its verdict before its cleanup: the scheduler and the report
 /// do not wait for the job directory's removal, but the slot's next attempt and the run's lease
 /// release do. Real runs on the built-in local shell with the fake `swift`; only the cleanup's
-/// round trip is slowed (by `SlowCleanupShell`), so that "before" and "after" are seconds apart.
+/// round trip is slowed (`slowCleanup`), so that "before" and "after" are seconds apart.
 final class CleanupAfterVerdictTests: XCTestCase {
     /// When each cleanup started and ended (wall clock).
     final class Cleanups: @unchecked Sendable {
@@ -25,33 +25,12 @@ final class CleanupAfterVerdictTests: XCTestCase {
     }
 
     /// The local shell, with a cleanup that takes `delay` seconds longer (and fails when `fail`).
-    struct SlowCleanupShell: RemoteShell {
-        let inner: LocalShell
-        let delay: Double
-        let fail: Bool
-        let cleanups: Cleanups
-        var host: HostSpec { inner.host }
-        func makeJobDirectory(jobID: String) async throws -> String { try await inner.makeJobDirectory(jobID: jobID) }
-        func push(_ workspace: Workspace, to directory: String) async throws -> PushOutcome { try await inner.push(workspace, to: directory) }
-        func run(_ command: ShellCommand, in directory: String, deadlines: CommandDeadlines,
-                 output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
-            try await inner.run(command, in: directory, deadlines: deadlines, output: output)
-        }
-        func fetch(_ path: String, in directory: String) async throws -> Data { try await inner.fetch(path, in: directory) }
-        func removeJobDirectory(_ directory: String) async throws { try await inner.removeJobDirectory(directory) }
-        func close() async { await inner.close() }
-        func prepareJob(jobID: String, workspace: Workspace, pushSeconds: Double, directoryCreated: @escaping @Sendable (String) -> Void,
-                        then: @escaping @Sendable (String) throws -> ShellCommand?, deadlines: CommandDeadlines,
-                        output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation {
-            try await inner.prepareJob(jobID: jobID, workspace: workspace, pushSeconds: pushSeconds, directoryCreated: directoryCreated,
-                                       then: then, deadlines: deadlines, output: output)
-        }
-        func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
-                                         output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
+    static func slowCleanup(delay: Double, fail: Bool, cleanups: Cleanups) -> InterposedShell.FinishAndRemove {
+        { inner, directory, finish, deadlines, output in
             cleanups.started(directory)
             defer { cleanups.ended(directory) }
             try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
-            if fail { throw RemoteShellError(.command, host: host.name, "the job directory could not be removed (test)") }
+            if fail { throw RemoteShellError(.command, host: inner.host.name, "the job directory could not be removed (test)") }
             return try await inner.finishAndRemoveJobDirectory(directory, finish: finish, deadlines: deadlines, output: output)
         }
     }
@@ -77,7 +56,7 @@ final class CleanupAfterVerdictTests: XCTestCase {
         }
         let cleanups = Cleanups()
         let runner = try Runner(config: config, shellFactory: { spec, _ in
-            SlowCleanupShell(inner: LocalShell(host: spec), delay: delay, fail: fail, cleanups: cleanups)
+            InterposedShell(LocalShell(host: spec), finishAndRemove: Self.slowCleanup(delay: delay, fail: fail, cleanups: cleanups))
         })
         let report = try await runner.run()
         let returned = Date()
