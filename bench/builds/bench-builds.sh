@@ -19,6 +19,12 @@
 #      Later the same day (debug binary, same commands; docs/builds.md): three local slots, the
 #      build handed over at the build step, the shared build first: 1.92, 1.58, 1.92, 2.82 (noisy
 #      VM, load 1.6-2.2); the binary before those changes: 2.41 and 2.49 in the same session.
+# 2026-12-03 (release, 2-core VM, load 0.4-1.4), after the cleanup moved behind the verdict and
+# shards and reruns chained behind the push: part 1 single runs 1.69, 2.59, 1.29 (the one warm run
+# here swings 0.8-2.1 s on this VM); paired with farm-bench -n 9 against `swift test --skip-build`
+# in the built package: median 1.100 s ÷ 0.911 s, ratio 1.20 (0.97-1.90); against the binary of
+# 9623c4b: 0.919 s ÷ 0.892 s, ratio 0.98 (no change on loopback: the process still waits for the
+# cleanup and the lease release before it exits). Part 2: 56.08 s ÷ 33.09 s = 1.69.
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail
