@@ -120,32 +120,27 @@ final class TemplateDiscoverySSHRunTests: XCTestCase {
         let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: runDir.appendingPathComponent("report.json")))
         let events = try EventLog.read(runDir.appendingPathComponent("events.jsonl"))
 
-        func attempt(_ ref: AttemptRef) -> (chained: Bool, selected: [String], ran: [String: TestStatus], onlyItsPart: Bool) {
-            let trace = AttemptTrace(events, ref)
-            return (trace.testsRodeThePush, trace.selected, trace.ran, trace.ranOnlyItsPart)
-        }
-
         let sharded = try XCTUnwrap(report.suites.first { $0.spec.name == "sharded" })
         XCTAssertEqual(sharded.status, .green, "\(sharded.reasons)\n" + result.stdout)
         XCTAssertEqual(sharded.jobs.count, 2)
         let parts = try sharded.jobs.map { job in
-            attempt(AttemptRef(jobID: job.planned.jobID, attempt: try XCTUnwrap(job.decisive?.number)))
+            AttemptTrace(events, AttemptRef(jobID: job.planned.jobID, attempt: try XCTUnwrap(job.decisive?.number)))
         }
-        XCTAssertEqual(parts.filter { $0.chained }.count, 1, "the shard that ran second chained its part: \(parts.map { $0.chained })")
+        XCTAssertEqual(parts.filter(\.testsRodeThePush).count, 1, "the shard that ran second chained its part: \(parts.map(\.testsRodeThePush))")
         XCTAssertEqual(Set(parts.flatMap { $0.selected }), ["MyTests.MineTests/testOne", "MyTests.MineTests/testSkipped", "MyTests.adds()", "MyTests.later()"])
         XCTAssertEqual(parts.map { $0.selected.count }, [2, 2], "two and two")
-        for part in parts { XCTAssertTrue(part.onlyItsPart, "each shard ran its part only: \(part)") }
+        for part in parts { XCTAssertTrue(part.ranOnlyItsPart, "each shard ran its part only: \(part)") }
         XCTAssertEqual(parts.reduce(into: [String: TestStatus]()) { $0.merge($1.ran) { a, _ in a } }["testOne"], .passed)
         XCTAssertEqual(parts.reduce(into: [String: TestStatus]()) { $0.merge($1.ran) { a, _ in a } }["adds()"], .passed)
 
         let flakySuite = try XCTUnwrap(report.suites.first { $0.spec.name == "flaky" })
         let job = try XCTUnwrap(flakySuite.jobs.first)
         XCTAssertEqual(job.attempts.count, 2, "one rerun")
-        let first = attempt(AttemptRef(jobID: job.planned.jobID, attempt: 1))
-        let rerun = attempt(AttemptRef(jobID: job.planned.jobID, attempt: 2))
-        XCTAssertTrue(first.chained, "every test: chained")
+        let first = AttemptTrace(events, AttemptRef(jobID: job.planned.jobID, attempt: 1))
+        let rerun = AttemptTrace(events, AttemptRef(jobID: job.planned.jobID, attempt: 2))
+        XCTAssertTrue(first.testsRodeThePush, "every test: chained")
         XCTAssertEqual(first.ran, ["testOnce": .failed, "testSteady": .passed])
-        XCTAssertTrue(rerun.chained, "the rerun's part rode its push's exec")
+        XCTAssertTrue(rerun.testsRodeThePush, "the rerun's part rode its push's exec")
         XCTAssertEqual(rerun.selected, ["FlakyTests.FlakyTests/testOnce"])
         XCTAssertEqual(rerun.ran, ["testOnce": .passed], "only the test that did not pass ran again")
     }

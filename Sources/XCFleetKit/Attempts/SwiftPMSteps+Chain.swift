@@ -32,7 +32,7 @@ extension SwiftPMSteps {
         if job.planned.shardCount > 1 || job.rerun != nil || job.spec.package?.filter != nil || job.spec.package?.skip != nil {
             // A part of the list: chosen from the key's known listing, if there is one.
             guard let known = executor.listings.listing(key: key.hex) else { return nil }
-            let (found, testing) = self.selection(listing: known, listFailure: nil)
+            let (found, testing) = self.selection(known, listFailure: nil)
             // Nothing to run, or a problem to report: the discover step says so on its own.
             guard found.problem == nil, !found.selected.isEmpty else { return nil }
             if found.selected.count != found.tests.count {
@@ -73,8 +73,9 @@ extension SwiftPMSteps {
         // The test runs where it runs on its own exec: in the package's folder (a team's package may
         // be in a folder of its repository; the exec starts in the job directory).
         var inFolder = run
-        if let sub = executor.job.source.packageDirectory, !sub.isEmpty {
-            inFolder.arguments = ["sh", "-c", #"cd "$1" || exit 70; shift; exec "$@""#, "sh", cached.directory + "/" + sub] + run.arguments
+        let folderOfPackage = packageFolder(in: cached.directory)
+        if folderOfPackage != cached.directory {
+            inFolder.arguments = ["sh", "-c", #"cd "$1" || exit 70; shift; exec "$@""#, "sh", folderOfPackage] + run.arguments
         }
         guard let all = test.command(build: build, list: list, listing: listing,
                                      test: executor.withAttachmentsFolder(inFolder, jobDirectory: cached.directory)) else { return nil }

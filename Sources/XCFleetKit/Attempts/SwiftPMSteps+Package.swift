@@ -43,29 +43,25 @@ extension SwiftPMSteps {
     /// logged as `testsDiscovered`. A listing that exited 0 is known for the key from then on
     /// (`KnownListings`: a later shard or rerun chains its part behind its push).
     func discovered(_ sink: OutputSink, termination: CommandTermination, bundle: String, key: String?) -> AttemptMachine.StepResult {
-        let text = sink.stdoutText
         let failure = termination == .exited(0) ? nil
             : "listing the built tests (\((bundle as NSString).lastPathComponent) --list-tests) ended \(termination.consoleText)"
                 + (sink.stderrTail.isEmpty ? "" : ": " + sink.stderrTail)
-        let (found, testing) = selection(listing: text, listFailure: failure)
+        let listing = KnownListings.Parsed(sink.stdoutText)
+        let (found, testing) = selection(listing, listFailure: failure)
         discovery = found
         swiftTesting = testing
-        if failure == nil, let key { executor.listings.record(text, key: key) }
+        if failure == nil, let key { executor.listings.record(listing, key: key) }
         executor.log.append(.testsDiscovered(executor.ref, found))
         return .discovered(problem: found.problem)
     }
 
-    /// This attempt's part of what a listing printed (`listing`: the plain lists, then, after the
-    /// marker, Swift Testing's records of its tests), and which of its tests are Swift Testing's.
-    func selection(listing text: String, listFailure: String?) -> (found: TestsDiscovered, swiftTesting: Set<String>) {
+    /// This attempt's part of a listing, and which of its tests are Swift Testing's.
+    func selection(_ listing: KnownListings.Parsed, listFailure: String?) -> (found: TestsDiscovered, swiftTesting: Set<String>) {
         let job = executor.job
-        let marker = text.range(of: "\n" + PackageTestCommands.recordsMarker + "\n")
-        let listed = SwiftTestList.parse(marker.map { String(text[..<$0.lowerBound]) } ?? text)
-        let displayNames = marker.map { SwiftTestingRecords.displayNames(text[$0.upperBound...].split(separator: "\n")) } ?? [:]
-        let found = PackageSelection.select(listed: listed, listFailure: listFailure, package: job.spec.package, shard: job.planned.shard,
+        let found = PackageSelection.select(listed: listing.listed, listFailure: listFailure, package: job.spec.package, shard: job.planned.shard,
                                             shardCount: job.planned.shardCount, durations: job.shardDurations, rerun: job.rerun,
-                                            displayNames: displayNames)
-        return (found, Set(listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" }))
+                                            displayNames: listing.displayNames)
+        return (found, Set(listing.listed.filter(\.isSwiftTesting).map { "\($0.target).\($0.name)" }))
     }
 
     func runDiscoveredTests() async -> AttemptMachine.StepResult {
@@ -101,9 +97,12 @@ extension SwiftPMSteps {
     }
 
     /// The package's folder in the job directory (where its tests run, as `swift test` would).
-    private var packageFolder: String {
+    private var packageFolder: String { packageFolder(in: directory) }
+
+    /// The package's folder in a job directory.
+    func packageFolder(in jobDirectory: String) -> String {
         let dir = executor.job.source.packageDirectory ?? ""
-        return dir.isEmpty ? directory : directory + "/" + dir
+        return dir.isEmpty ? jobDirectory : jobDirectory + "/" + dir
     }
 
     /// The cached build's test bundle and the package folder of that build.
