@@ -1,5 +1,6 @@
 import Foundation
 import XCFleetModel
+import XCFleetBasics
 
 /// The one command that reads and changes slot leases on a host (macOS or Linux: POSIX + perl 5).
 ///
@@ -46,6 +47,16 @@ package enum HostLeaseScript {
     /// `sh -c 'exec perl -e "$0" -- "$@"' SCRIPT ARGS…`: the script and every value travel as arguments.
     package static func command(_ arguments: [String]) -> ShellCommand {
         ShellCommand(["sh", "-c", "exec perl -e \"$0\" -- \"$@\"", script] + arguments)
+    }
+
+    /// Shell text for a line that runs several lease commands: `definition` sets `$xcf_lease` to
+    /// the script once, and `invocation(of:)` runs one `command(…)` through it (nil for any other
+    /// command). Two commands then do not send the script twice in one exec request.
+    package static let definition = "xcf_lease=" + ShellQuote.quote(script)
+    package static func invocation(of command: ShellCommand) -> String? {
+        let prefix = self.command([]).arguments
+        guard command.environment.isEmpty, command.input == nil, command.arguments.starts(with: prefix) else { return nil }
+        return "perl -e \"$xcf_lease\" -- " + ShellQuote.join(Array(command.arguments.dropFirst(prefix.count)))
     }
 
     /// `lease.pl` followed by the process-record subs it calls (perl compiles every sub before it runs).

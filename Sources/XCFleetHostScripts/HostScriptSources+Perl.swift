@@ -189,7 +189,8 @@ if ($mode eq 'acquire') {
     fatal("bad record name") unless $arg =~ /^[A-Za-z0-9._:@+-]+$/ && $arg !~ /^\./;
     my $w = private_dir($dir);
     fatal("refusing process-record folder $dir: $w; remove it (xcfleet makes it again, mode 700)") if $w ne '' && $w ne 'missing';
-    report_record($arg, reap_record("$dir/$arg")) if -e "$dir/$arg" || -l "$dir/$arg";
+    # The job folder stays: the cleanup that runs this keeps it as a tree for the next push or removes it.
+    report_record($arg, reap_record("$dir/$arg", 1)) if -e "$dir/$arg" || -l "$dir/$arg";
   } else {
     my %keep = map { $_ => 1 } grep { $_ ne '' } split /,/, $arg;
     reap_lease_dir($dir, \%keep, 0);
@@ -281,8 +282,10 @@ sub read_record {
   return (undef, 'dir is not an absolute path') unless $r{dir} =~ m{^/};
   return (\%r, '');
 }
+# reap_record(FILE, LEAVE): kills what is left of the record's group; removes its job folder unless
+# LEAVE (an attempt's own cleanup: its caller keeps the folder as a tree for the next push, or removes it).
 sub reap_record {
-  my ($file) = @_;
+  my ($file, $leave) = @_;
   my ($r, $why) = read_record($file);
   my ($g, $status) = ($r ? $r->{pgid} : '', 'ignored');
   if ($r) {
@@ -299,7 +302,7 @@ sub reap_record {
       kill('-KILL', $g) if ps_groups()->{$g};
       $status = 'killed';
     }
-    if ($status ne 'ignored') { my $d = job_dir($r->{dir}); remove_tree($d) if $d ne ''; }
+    if ($status ne 'ignored' && !$leave) { my $d = job_dir($r->{dir}); remove_tree($d) if $d ne ''; }
   }
   unlink $file;
   return ($g, $status, clean_why($why));

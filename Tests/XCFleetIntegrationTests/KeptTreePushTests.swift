@@ -52,7 +52,7 @@ final class KeptTreePushTests: XCTestCase {
     }
 
     private func finish(_ shell: some RemoteShell, _ dir: String) async throws {
-        let ended = try await shell.finishAndRemoveJobDirectory(dir, finish: ShellCommand(["true"]), deadlines: CommandDeadlines(total: 30, silence: 30)) { _ in }
+        let ended = try await shell.finishAndRemoveJobDirectory(dir, finish: ShellCommand(["true"]), release: nil, deadlines: CommandDeadlines(total: 30, silence: 30)) { _ in }
         XCTAssertEqual(ended, .exited(0))
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir), "cleanup moved \(dir) away")
     }

@@ -97,6 +97,12 @@ final class SSHBuildCacheTests: XCTestCase {
         try Data("// swift-tools-version:6.0\nimport PackageDescription\nimport Foundation\nFileManager.default.createFile(atPath: \"\(pwned)\", contents: nil)\nlet package = Package(name: \"x\")\n".utf8)
             .write(to: URL(fileURLWithPath: entry))
         _ = try TestShell.run("chown -R \(other) \(ShellQuote.quote(entry))")
+        // The second run's cleanup kept its job directory as a tree, which the next push would take
+        // (the blob store unread): without it, the push makes its directory from the blobs.
+        let trees = "\(root)/.cache/trees"
+        let kept = try FileManager.default.contentsOfDirectory(atPath: trees).filter { !$0.hasSuffix(".manifest") && !$0.hasPrefix(".") }
+        XCTAssertEqual(kept.count, 1, "the second run's cleanup kept its job tree: \(kept)")
+        for name in kept { _ = try TestShell.run("chmod -R u+w \(ShellQuote.quote(trees + "/" + name)) && rm -rf \(ShellQuote.quote(trees + "/" + name))") }
         let third = try run(fleet)
         XCTAssertEqual(third.status, 0, third.stdout)
         XCTAssertEqual(builds(third.events).map(\.origin), [.cached], "xcfleet's own files, so its own build")

@@ -26,12 +26,12 @@ final class CleanupAfterVerdictTests: XCTestCase {
 
     /// The local shell, with a cleanup that takes `delay` seconds longer (and fails when `fail`).
     static func slowCleanup(delay: Double, fail: Bool, cleanups: Cleanups) -> InterposedShell.FinishAndRemove {
-        { inner, directory, finish, deadlines, output in
+        { inner, directory, finish, release, deadlines, output in
             cleanups.started(directory)
             defer { cleanups.ended(directory) }
             try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
             if fail { throw RemoteShellError(.command, host: inner.host.name, "the job directory could not be removed (test)") }
-            return try await inner.finishAndRemoveJobDirectory(directory, finish: finish, deadlines: deadlines, output: output)
+            return try await inner.finishAndRemoveJobDirectory(directory, finish: finish, release: release, deadlines: deadlines, output: output)
         }
     }
 

@@ -63,6 +63,60 @@ final class HostLeaseTests: XCTestCase {
         XCTAssertEqual(held, [])
     }
 
+    /// Slots handed to a cleanup leave the manager (no heartbeat, no release of its own); a cleanup
+    /// that did not report gives them back for `release()`; one that reported an error is noted.
+    func testSlotsHandedToACleanupAreSettledByItsReply() async throws {
+        let shell = try shell()
+        let manager = HostLeaseManager(holder: LeaseHolder(hostname: "orchestrator-a", pid: 4242))
+        _ = try await manager.acquire(shell: shell, slots: 3, runID: "run-1")
+        let handedOver = await manager.handOver(host: shell.host.name, keeping: [2])
+        let handed = try XCTUnwrap(handedOver)
+        XCTAssertEqual(handed.slots, [0, 1])
+        let nothingMore = await manager.handOver(host: shell.host.name, keeping: [2])
+        XCTAssertNil(nothingMore, "slots already handed over are not handed twice")
+        var kept = await manager.heldSlots(host: shell.host.name)
+        XCTAssertEqual(kept, [2])
+
+        // The cleanup's exec ran the release: its reply settles it.
+        let sink = OutputSink(limit: 1 << 20)
+        let ended = try await shell.run(handed.command, in: "/", deadlines: CommandDeadlines(total: 30, silence: 30)) { sink.add($0) }
+        XCTAssertEqual(ended, .exited(0))
+        let lines = sink.stdoutText.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        let problem = await manager.settle(handed, reply: (lines, 0))
+        XCTAssertNil(problem)
+        XCTAssertEqual(slotDirectories(shell), ["slot-2"])
+        let failed = await manager.settle(handed, reply: ([["error", "0", "cannot remove it"]], 0))
+        XCTAssertEqual(failed, "0 cannot remove it")
+        let exited = await manager.settle(handed, reply: ([], 3))
+        XCTAssertEqual(exited, "lease command exited 3")
+
+        // A cleanup that did not report: the slots are held again and `release()` releases them.
+        let handedAgain = await manager.handOver(host: shell.host.name, keeping: [])
+        let again = try XCTUnwrap(handedAgain)
+        XCTAssertEqual(again.slots, [2])
+        let unsettled = await manager.settle(again, reply: nil)
+        XCTAssertNil(unsettled)
+        kept = await manager.heldSlots(host: shell.host.name)
+        XCTAssertEqual(kept, [2])
+        let failures = await manager.release()
+        XCTAssertEqual(failures, [:])
+        XCTAssertEqual(slotDirectories(shell), [])
+    }
+
+    /// A cleanup's stdout: finish's lines, then the release's, framed (`CleanupReply`).
+    func testACleanupReplySplitsFinishFromTheRelease() {
+        let both = CleanupReply.split("reaped\tt1\t42\tkilled\n\n\(CleanupReply.releaseMarker)\nreleased\t0\nnotours\t1\n\(CleanupReply.statusMarker)\t0\n")
+        XCTAssertEqual(both.finish, [["reaped", "t1", "42", "killed"]])
+        XCTAssertEqual(both.release, [["released", "0"], ["notours", "1"]])
+        XCTAssertEqual(both.releaseStatus, 0)
+        let cut = CleanupReply.split("\(CleanupReply.releaseMarker)\nreleased\t0\n")
+        XCTAssertNil(cut.releaseStatus, "a release without its status line did not report")
+        let none = CleanupReply.split("fatal\tno lease directory given\n")
+        XCTAssertEqual(none.finish, [["fatal", "no lease directory given"]])
+        XCTAssertEqual(none.release, [])
+        XCTAssertNil(none.releaseStatus)
+    }
+
     func testSlotsHeldByALiveRunAreBusyUntilReleased() async throws {
         let shell = try shell()
         let a = HostLeaseManager(holder: LeaseHolder(hostname: "machine-a", pid: 100))

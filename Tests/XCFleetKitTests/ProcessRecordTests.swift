@@ -87,7 +87,9 @@ final class ProcessRecordTests: XCTestCase {
         XCTAssertTrue(isLive(liveGroup), "a live run's process was killed")
         XCTAssertTrue(FileManager.default.fileExists(atPath: liveRecord))
 
-        // Its own end: `finish` kills leftovers of the group and removes the record.
+        // Its own end: `finish` kills leftovers of the group and removes the record; the job folder
+        // stays for the cleanup, which keeps it as a tree for the next push (or removes it).
+        let liveJob = try XCTUnwrap(record(liveRecord)["dir"])
         let held = await live.leaseID(host: shell.host.name)
         let lease = try XCTUnwrap(held)
         let lines = try await HostLeaseManager.perform(ProcessRecordScript.finish(leaseRoot: HostLeaseManager.leaseRoot(shell.host), lease: lease, token: "gate-a2"),
@@ -95,6 +97,8 @@ final class ProcessRecordTests: XCTestCase {
         XCTAssertEqual(lines, [["reaped", "gate-a2", "\(liveGroup)", "killed"]])
         _ = try await liveTask.value
         XCTAssertFalse(isLive(liveGroup))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: liveRecord))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: liveJob), "finish leaves the attempt's job folder to its cleanup")
         _ = await live.release()
         _ = await next.release()
     }

@@ -7,8 +7,8 @@ import XCFleetKit
 package struct InterposedShell: RemoteShell {
     package typealias Run = @Sendable (_ inner: any RemoteShell, ShellCommand, _ directory: String, CommandDeadlines,
                                        _ output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination
-    package typealias FinishAndRemove = @Sendable (_ inner: any RemoteShell, _ directory: String, _ finish: ShellCommand, CommandDeadlines,
-                                                   _ output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination
+    package typealias FinishAndRemove = @Sendable (_ inner: any RemoteShell, _ directory: String, _ finish: ShellCommand, _ release: ShellCommand?,
+                                                   CommandDeadlines, _ output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination
     package let inner: any RemoteShell
     package var run: Run?
     package var finishAndRemove: FinishAndRemove?
@@ -36,9 +36,9 @@ package struct InterposedShell: RemoteShell {
         try await inner.prepareJob(jobID: jobID, workspace: workspace, pushSeconds: pushSeconds, directoryCreated: directoryCreated,
                                    then: then, deadlines: deadlines, output: output)
     }
-    package func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+    package func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, release: ShellCommand?, deadlines: CommandDeadlines,
                                              output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
-        if let finishAndRemove { return try await finishAndRemove(inner, directory, finish, deadlines, output) }
-        return try await inner.finishAndRemoveJobDirectory(directory, finish: finish, deadlines: deadlines, output: output)
+        if let finishAndRemove { return try await finishAndRemove(inner, directory, finish, release, deadlines, output) }
+        return try await inner.finishAndRemoveJobDirectory(directory, finish: finish, release: release, deadlines: deadlines, output: output)
     }
 }

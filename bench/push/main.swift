@@ -135,7 +135,7 @@ func push(_ shell: SSHShell, _ ws: Workspace) async throws -> (PushOutcome, Stri
 
 /// The attempt's cleanup: the job directory becomes the host's kept tree for the next push.
 func cleanUp(_ shell: SSHShell, _ dir: String) async throws {
-    _ = try await shell.finishAndRemoveJobDirectory(dir, finish: ShellCommand(["true"]), deadlines: CommandDeadlines(total: 60, silence: 60)) { _ in }
+    _ = try await shell.finishAndRemoveJobDirectory(dir, finish: ShellCommand(["true"]), release: nil, deadlines: CommandDeadlines(total: 60, silence: 60)) { _ in }
 }
 
 func sent(_ o: PushOutcome) -> Int { if case .pushed(let b, _) = o { return b } else { return 0 } }

@@ -120,7 +120,8 @@ if ($mode eq 'acquire') {
     fatal("bad record name") unless $arg =~ /^[A-Za-z0-9._:@+-]+$/ && $arg !~ /^\./;
     my $w = private_dir($dir);
     fatal("refusing process-record folder $dir: $w; remove it (xcfleet makes it again, mode 700)") if $w ne '' && $w ne 'missing';
-    report_record($arg, reap_record("$dir/$arg")) if -e "$dir/$arg" || -l "$dir/$arg";
+    # The job folder stays: the cleanup that runs this keeps it as a tree for the next push or removes it.
+    report_record($arg, reap_record("$dir/$arg", 1)) if -e "$dir/$arg" || -l "$dir/$arg";
   } else {
     my %keep = map { $_ => 1 } grep { $_ ne '' } split /,/, $arg;
     reap_lease_dir($dir, \%keep, 0);

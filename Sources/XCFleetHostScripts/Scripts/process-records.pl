@@ -60,8 +60,10 @@ sub read_record {
   return (undef, 'dir is not an absolute path') unless $r{dir} =~ m{^/};
   return (\%r, '');
 }
+# reap_record(FILE, LEAVE): kills what is left of the record's group; removes its job folder unless
+# LEAVE (an attempt's own cleanup: its caller keeps the folder as a tree for the next push, or removes it).
 sub reap_record {
-  my ($file) = @_;
+  my ($file, $leave) = @_;
   my ($r, $why) = read_record($file);
   my ($g, $status) = ($r ? $r->{pgid} : '', 'ignored');
   if ($r) {
@@ -78,7 +80,7 @@ sub reap_record {
       kill('-KILL', $g) if ps_groups()->{$g};
       $status = 'killed';
     }
-    if ($status ne 'ignored') { my $d = job_dir($r->{dir}); remove_tree($d) if $d ne ''; }
+    if ($status ne 'ignored' && !$leave) { my $d = job_dir($r->{dir}); remove_tree($d) if $d ne ''; }
   }
   unlink $file;
   return ($g, $status, clean_why($why));

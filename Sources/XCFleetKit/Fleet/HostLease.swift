@@ -79,6 +79,15 @@ public struct LeaseAcquisition: Equatable, Sendable {
 /// that sleeps with `Task.sleep`; `release()` removes only this manager's leases (holder run id and
 /// lease id checked on the host). When this process dies, its leases go stale after `ttl` seconds
 /// and are reclaimed by others; on this machine they are reclaimed at once (dead pid).
+/// Slot leases handed by `HostLeaseManager.handOver` to an attempt's cleanup, whose exec runs
+/// `command` after the job directory is gone; `HostLeaseManager.settle` takes the reply.
+public struct SlotRelease: Sendable {
+    public let host: String
+    public let slots: [Int]
+    fileprivate let held: HostLeaseManager.Held
+    public let command: ShellCommand
+}
+
 public actor HostLeaseManager {
     /// The default refresh period and the age after which an unrefreshed lease is stale.
     public static let defaultHeartbeatInterval: Double = 5
@@ -90,7 +99,7 @@ public actor HostLeaseManager {
     /// Limits for one lease command (they take milliseconds; a hung host must not hang the run).
     public let commandDeadlines: CommandDeadlines
 
-    private struct Held {
+    fileprivate struct Held: Sendable {
         var shell: any RemoteShell
         var runID: String
         var lease: String
@@ -258,13 +267,45 @@ public actor HostLeaseManager {
         for (host, lines) in replies {
             // A failed heartbeat is retried next time; the host is probably gone anyway.
             guard let lines else { continue }
-            let gone = lines.compactMap { $0.first == "lost" && $0.count >= 2 ? Int($0[1]) : nil }
+            // Only slots still held: one handed to a cleanup may be released while this heartbeat ran.
+            let gone = lines.compactMap { $0.first == "lost" && $0.count >= 2 ? Int($0[1]) : nil }.filter { held[host]?.slots.contains($0) == true }
             guard !gone.isEmpty, held[host] != nil else { continue }
             for slot in gone { held[host]?.slots.remove(slot) }
             lost[host] = gone.sorted()
         }
         if let onLost { for (host, slots) in lost { onLost(host, slots) } }
         return lost
+    }
+
+    /// Hands the slots this manager holds on `host`, except `keeping`, to an attempt's cleanup,
+    /// whose exec releases them after the job directory is gone: the run's end then saves a round
+    /// trip. They are no longer refreshed or released here; `settle` says how the release went
+    /// (nil: no slot to hand over).
+    public func handOver(host: String, keeping: Set<Int>) -> SlotRelease? {
+        guard var h = held[host] else { return nil }
+        let taken = h.slots.subtracting(keeping)
+        guard !taken.isEmpty else { return nil }
+        h.slots.subtract(taken)
+        held[host] = h
+        var given = h
+        given.slots = taken
+        return SlotRelease(host: host, slots: taken.sorted(), held: given,
+                           command: HostLeaseScript.release(root: h.root, runID: h.runID, lease: h.lease, slots: taken.sorted()))
+    }
+
+    /// The cleanup that carried `release` ended: `reply` is what its release printed with its exit
+    /// status (`CleanupReply`), nil when the release did not report (it may not have run). Then the
+    /// slots are held here again, and `release()` releases them (a slot already released answers
+    /// `notours`). Returns the problem to note when the release failed.
+    public func settle(_ release: SlotRelease, reply: (lines: [[String]], status: Int32)?) -> String? {
+        guard let reply else {
+            if held[release.host] == nil { held[release.host] = release.held }
+            else { held[release.host]?.slots.formUnion(release.slots) }
+            return nil
+        }
+        if let fatal = reply.lines.first(where: { $0.first == "fatal" }) { return fatal.dropFirst().joined(separator: " ") }
+        if reply.status != 0 { return "lease command exited \(reply.status)" }
+        return Self.releaseProblem(reply.lines)
     }
 
     /// Releases this manager's leases on one host (for a host set aside or lost mid-run).
@@ -306,11 +347,16 @@ public actor HostLeaseManager {
         do {
             let lines = try await perform(HostLeaseScript.release(root: h.root, runID: h.runID, lease: h.lease, slots: h.slots.sorted()),
                                           on: h.shell, deadlines: deadlines)
-            let errors = lines.filter { $0.first == "error" }.map { $0.dropFirst().joined(separator: " ") }
-            return errors.isEmpty ? nil : errors.joined(separator: "; ")
+            return releaseProblem(lines)
         } catch {
             return "\(error)"
         }
+    }
+
+    /// The `error` lines of a release reply, joined (nil: every slot released or no longer ours).
+    private static func releaseProblem(_ lines: [[String]]) -> String? {
+        let errors = lines.filter { $0.first == "error" }.map { $0.dropFirst().joined(separator: " ") }
+        return errors.isEmpty ? nil : errors.joined(separator: "; ")
     }
 
     /// `<workRoot>/.xcfleet-leases`.

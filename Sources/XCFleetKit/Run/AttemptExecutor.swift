@@ -57,6 +57,15 @@ struct AttemptExecutor: Sendable {
     /// then still runs before `execute` returns: the caller keeps the slot until then.
     var verdict: (@Sendable (Scheduler.AttemptOutcome, _ notPassed: [String]?) async -> Void)? = nil
 
+    /// Asked as the attempt's cleanup starts: slot leases the run no longer needs, released by the
+    /// cleanup's own exec after the job directory is gone (one round trip less at the run's end),
+    /// and told how that went (nil reply: the release did not report).
+    var leaseRelease: LeaseReleaseHandOff? = nil
+    struct LeaseReleaseHandOff: Sendable {
+        var take: @Sendable () async -> SlotRelease?
+        var settle: @Sendable (SlotRelease, _ reply: (lines: [[String]], status: Int32)?) async -> Void
+    }
+
     /// Runs the attempt through the `AttemptMachine` (its end is in the event log) and returns the
     /// outcome the scheduler needs. The job's source decides the steps; this loop only performs them.
     func execute() async -> Scheduler.AttemptOutcome { await executeForRerun().outcome }
@@ -178,6 +187,10 @@ struct AttemptExecutor: Sendable {
         let shell = self.shell
         let record = self.record
         let log = self.log
+        // Only the cleanup that ends the attempt's process record carries a release (after it, in
+        // the same exec); the slots are settled whatever happens to that exec.
+        let release = record == nil ? nil : await leaseRelease?.take()
+        let released = ReleaseReply()
         do {
             try await Task.detached {
                 try await withDeadline(limit, phase: .cleanup, host: shell.host.name) {
@@ -185,8 +198,11 @@ struct AttemptExecutor: Sendable {
                     // One round trip where the transport can: the record's leftovers, then the folder.
                     let sink = OutputSink(limit: 1 << 20)
                     let finish = ProcessRecordScript.finish(leaseRoot: record.leaseRoot, lease: record.lease, token: record.token)
-                    let termination = try await shell.finishAndRemoveJobDirectory(dir, finish: finish, deadlines: CommandDeadlines(total: limit, silence: limit)) { sink.add($0) }
-                    let lines = sink.stdoutText.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+                    let termination = try await shell.finishAndRemoveJobDirectory(dir, finish: finish, release: release?.command,
+                                                                                   deadlines: CommandDeadlines(total: limit, silence: limit)) { sink.add($0) }
+                    let reply = CleanupReply.split(sink.stdoutText)
+                    if release != nil, let status = reply.releaseStatus { released.reply = (reply.release, status) }
+                    let lines = reply.finish
                     for case .ignored(let token, let why) in ProcessRecordReport.reports(in: lines) {
                         log.append(.note("\(shell.host.name): ignored the process record \(token): \(why)"))
                     }
@@ -200,6 +216,17 @@ struct AttemptExecutor: Sendable {
             }.value
         } catch {
             log.append(.note("\(ref.jobID) attempt \(ref.attempt): cleanup on \(shell.host.name) failed: \(error)"))
+        }
+        if let release, let handOff = leaseRelease { await handOff.settle(release, released.reply) }
+    }
+
+    /// What the cleanup's release printed, once its exec reported it.
+    private final class ReleaseReply: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: (lines: [[String]], status: Int32)?
+        var reply: (lines: [[String]], status: Int32)? {
+            get { lock.lock(); defer { lock.unlock() }; return value }
+            set { lock.lock(); value = newValue; lock.unlock() }
         }
     }
 

@@ -313,6 +313,29 @@ actor RunCoordinator {
         provisioner = nil
     }
 
+    /// The on-host slot lease behind each scheduler slot of an admitted host.
+    private var leaseSlots: [String: [Int]] = [:]
+
+    /// At a cleanup after the run's last verdict: the host's slot leases that no other slot still
+    /// uses (this attempt's and idle ones), for the cleanup's exec to release. Nil while jobs may
+    /// still need them; a slot whose cleanup is still running keeps its lease for now.
+    func leasesToRelease(host: String, slot: Int) async -> SlotRelease? {
+        guard finished, let leases, let mapping = leaseSlots[host], mapping.indices.contains(slot) else { return nil }
+        var keeping = Set<Int>()
+        for key in slotTasks.keys where key.hasPrefix(host + "#") {
+            guard let other = Int(key.dropFirst(host.count + 1)), other != slot else { continue }
+            guard mapping.indices.contains(other) else { return nil }
+            keeping.insert(mapping[other])
+        }
+        return await leases.handOver(host: host, keeping: keeping)
+    }
+
+    /// The cleanup that carried `release` ended (`HostLeaseManager.settle`).
+    func settled(_ release: SlotRelease, reply: (lines: [[String]], status: Int32)?) async {
+        guard let leases, let problem = await leases.settle(release, reply: reply) else { return }
+        log.append(.note("releasing the slot lease on \(release.host) failed: \(problem)"))
+    }
+
     private func note(_ text: String) { log.append(.note(text)) }
     private func provisioned(_ host: String, seconds: Double) { log.append(.hostProvisioned(host: host, seconds: seconds)) }
 
@@ -344,6 +367,7 @@ actor RunCoordinator {
             if let identity = health.toolchainIdentity { await toolchains.seed(host: host.name, identity: identity) }
             log.append(.hostAdmitted(HostProfile(host: host.name, health: health)))
             hosts[host.name] = host
+            self.leaseSlots[host.name] = leaseSlots
             shells["\(host.name)#0"] = shell
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
             for r in acquisition.reaped { log.append(.note("\(host.name): reaped the process record of a dead run: \(r)")) }
@@ -450,6 +474,8 @@ actor RunCoordinator {
             executor.verdict = { outcome, notPassed in
                 await self.concluded(ref: ref, host: hostName, slot: slot, shell: shell, outcome: outcome, notPassed: notPassed)
             }
+            executor.leaseRelease = .init(take: { await self.leasesToRelease(host: hostName, slot: slot) },
+                                          settle: { release, reply in await self.settled(release, reply: reply) })
             _ = await executor.executeForRerun()
         } catch {
             let failure: AttemptFailure

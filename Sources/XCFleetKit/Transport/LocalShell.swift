@@ -47,16 +47,18 @@ public struct LocalShell: RemoteShell {
     }
 
     /// `finish`, then the job directory is kept as a free tree for the next push
-    /// (`PushCacheScript.keep`), or removed when it cannot be.
-    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+    /// (`PushCacheScript.keep`), or removed when it cannot be, then `release`.
+    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, release: ShellCommand?, deadlines: CommandDeadlines,
                                             output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         let termination = try await run(finish, in: "/", deadlines: deadlines, output: output)
         let jobs = URL(fileURLWithPath: host.workRoot).appendingPathComponent("jobs").path
+        var kept = false
         if SafePath.isStrictlyInside(directory, parent: jobs) {
             let keep = PushCacheScript.keep(workRoot: host.workRoot, directory: directory, trees: host.slots)
-            if try await runScript(keep, stdin: [PushCacheScript.scriptInput], seconds: deadlines.total).0 == .exited(0) { return termination }
+            kept = try await runScript(keep, stdin: [PushCacheScript.scriptInput], seconds: deadlines.total).0 == .exited(0)
         }
-        try await removeJobDirectory(directory)
+        if !kept { try await removeJobDirectory(directory) }
+        try await runRelease(release, deadlines: deadlines, output: output)
         return termination
     }
 

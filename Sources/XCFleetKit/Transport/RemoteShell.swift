@@ -37,10 +37,40 @@ public protocol RemoteShell: Sendable {
                     output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation
 
     /// Runs `finish` (in `/`, streamed to `output`; the attempt's process record: kill what is left
-    /// of its process group), then removes the job directory — in one round trip where the
-    /// transport can. Returns how `finish` ended; a directory that cannot be removed throws.
-    func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+    /// of its process group), then removes the job directory, then runs `release` when given (the
+    /// slot leases the run no longer needs, `SlotRelease`) — in one round trip where the transport
+    /// can. `release`'s output follows finish's on stdout as `CleanupReply` reads it. Returns how
+    /// `finish` ended; a directory that cannot be removed throws, and `release` has not run then.
+    func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, release: ShellCommand?, deadlines: CommandDeadlines,
                                      output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination
+}
+
+/// The stdout of a cleanup that carried a lease release: finish's lines, then a `releaseMarker`
+/// line, release's lines, and a `statusMarker` line with release's exit status.
+public enum CleanupReply {
+    static let releaseMarker = "xcfleet-release"
+    static let statusMarker = "xcfleet-release-status"
+
+    /// finish's tab-separated lines; release's, and its exit status (nil: it did not report one, so
+    /// it may not have run or not to its end).
+    static func split(_ stdout: String) -> (finish: [[String]], release: [[String]], releaseStatus: Int32?) {
+        let lines = stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        guard let marker = lines.firstIndex(of: [releaseMarker]) else { return (lines, [], nil) }
+        var release = Array(lines[(marker + 1)...])
+        var status: Int32?
+        if let last = release.last, last.count == 2, last[0] == statusMarker {
+            status = Int32(last[1])
+            release.removeLast()
+        }
+        return (Array(lines[..<marker]), release, status)
+    }
+
+    /// The two lines a transport that runs `release` on its own writes around its output.
+    static func markerChunk() -> OutputChunk { OutputChunk(stream: .stdout, bytes: Array("\n\(releaseMarker)\n".utf8)) }
+    static func statusChunk(_ termination: CommandTermination) -> OutputChunk? {
+        guard case .exited(let status) = termination else { return nil }
+        return OutputChunk(stream: .stdout, bytes: Array("\(statusMarker)\t\(status)\n".utf8))
+    }
 }
 
 /// What `RemoteShell.prepareJob` did.
@@ -68,11 +98,20 @@ extension RemoteShell {
         return JobPreparation(directory: dir, push: pushed)
     }
 
-    /// Two steps: `finish`, then `removeJobDirectory`.
-    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+    /// Up to three steps: `finish`, `removeJobDirectory`, then `release`.
+    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, release: ShellCommand?, deadlines: CommandDeadlines,
                                             output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         let termination = try await run(finish, in: "/", deadlines: deadlines, output: output)
         try await removeJobDirectory(directory)
+        try await runRelease(release, deadlines: deadlines, output: output)
         return termination
+    }
+
+    /// Runs a cleanup's `release` on its own, its output framed as `CleanupReply` reads it.
+    func runRelease(_ release: ShellCommand?, deadlines: CommandDeadlines, output: @escaping @Sendable (OutputChunk) -> Void) async throws {
+        guard let release else { return }
+        output(CleanupReply.markerChunk())
+        let ended = try await run(release, in: "/", deadlines: deadlines, output: output)
+        if let status = CleanupReply.statusChunk(ended) { output(status) }
     }
 }

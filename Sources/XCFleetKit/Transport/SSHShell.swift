@@ -310,13 +310,28 @@ public final class SSHShell: RemoteShell {
     }
 
     /// One round trip: `finish`, then (the leftovers killed) the job directory is kept as a free
-    /// tree for the next push (`PushCacheScript.keep`), or removed when it cannot be.
-    /// Exit status 125 from the line means the removal failed.
-    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, deadlines: CommandDeadlines,
+    /// tree for the next push (`PushCacheScript.keep`), or removed when it cannot be, then
+    /// `release` (framed for `CleanupReply`). Exit status 125 from the line means the removal
+    /// failed (and nothing was released). Lease commands share one copy of their script.
+    public func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, release: ShellCommand?, deadlines: CommandDeadlines,
                                             output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {
         try checkJobDirectory(directory)
         let keep = ShellQuote.join(PushCacheScript.keep(workRoot: host.workRoot, directory: directory, trees: host.slots).arguments)
-        let line = ShellQuote.join(finish.arguments) + " </dev/null; s=$?; " + keep + " 2>/dev/null || rm -rf -- \(ShellQuote.quote(directory)) || exit 125; exit $s"
+        let shared = [finish] + (release.map { [$0] } ?? [])
+        let invocations = shared.map(HostLeaseScript.invocation(of:))
+        let lines: [String]
+        var line = ""
+        if invocations.allSatisfy({ $0 != nil }) {
+            line = HostLeaseScript.definition + "; "
+            lines = invocations.map { $0! }
+        } else {
+            lines = shared.map { ShellQuote.join($0.arguments) }
+        }
+        line += lines[0] + " </dev/null; s=$?; " + keep + " 2>/dev/null || rm -rf -- \(ShellQuote.quote(directory)) || exit 125; "
+        if lines.count > 1 {
+            line += "printf '\\n%s\\n' \(CleanupReply.releaseMarker); " + lines[1] + " </dev/null; printf '%s\\t%s\\n' \(CleanupReply.statusMarker) $?; "
+        }
+        line += "exit $s"
         let termination = try await runLine(line, stdin: .bytes(PushCacheScript.scriptInput), deadlines: deadlines, output: output)
         if termination == .exited(125) {
             throw RemoteShellError(.cleanup, host: host.name, "cannot remove \(directory)")
