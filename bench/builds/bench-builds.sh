@@ -25,6 +25,9 @@
 # in the built package: median 1.100 s ÷ 0.911 s, ratio 1.20 (0.97-1.90); against the binary of
 # 9623c4b: 0.919 s ÷ 0.892 s, ratio 0.98 (no change on loopback: the process still waits for the
 # cleanup and the lease release before it exits). Part 2: 56.08 s ÷ 33.09 s = 1.69.
+# 2026-12-03 11:02 (release, quiet 2-core VM, load 0.7), after the last cleanup carried the lease
+# release and kept job trees were kept in real runs: part 1, 7 pairs: 0.959 s ÷ 0.900 s, ratio 1.08
+# (pairs 0.80-1.18); part 2: 45.16 s ÷ 22.17 s = 2.04, then 41.71 s ÷ 22.17 s = 1.88.
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail
