@@ -173,7 +173,7 @@ actor RunCoordinator {
     private var running: [String: Task<Void, Never>] = [:]
     /// Each slot's last attempt (host#slot), until it returned: after its verdict it may still be
     /// cleaning up, and the slot's next attempt and the run's lease release wait for it.
-    private var slotTasks: [String: (id: Int, task: Task<Void, Never>)] = [:]
+    private(set) var slotTasks: [String: (id: Int, task: Task<Void, Never>)] = [:]
     private var slotTaskCount = 0
     var finished = false
     private var waiter: CheckedContinuation<Void, Never>?
@@ -314,27 +314,7 @@ actor RunCoordinator {
     }
 
     /// The on-host slot lease behind each scheduler slot of an admitted host.
-    private var leaseSlots: [String: [Int]] = [:]
-
-    /// At a cleanup after the run's last verdict: the host's slot leases that no other slot still
-    /// uses (this attempt's and idle ones), for the cleanup's exec to release. Nil while jobs may
-    /// still need them; a slot whose cleanup is still running keeps its lease for now.
-    func leasesToRelease(host: String, slot: Int) async -> SlotRelease? {
-        guard finished, let leases, let mapping = leaseSlots[host], mapping.indices.contains(slot) else { return nil }
-        var keeping = Set<Int>()
-        for key in slotTasks.keys where key.hasPrefix(host + "#") {
-            guard let other = Int(key.dropFirst(host.count + 1)), other != slot else { continue }
-            guard mapping.indices.contains(other) else { return nil }
-            keeping.insert(mapping[other])
-        }
-        return await leases.handOver(host: host, keeping: keeping)
-    }
-
-    /// The cleanup that carried `release` ended (`HostLeaseManager.settle`).
-    func settled(_ release: SlotRelease, reply: (lines: [[String]], status: Int32)?) async {
-        guard let leases, let problem = await leases.settle(release, reply: reply) else { return }
-        log.append(.note("releasing the slot lease on \(release.host) failed: \(problem)"))
-    }
+    private(set) var leaseSlots: [String: [Int]] = [:]
 
     private func note(_ text: String) { log.append(.note(text)) }
     private func provisioned(_ host: String, seconds: Double) { log.append(.hostProvisioned(host: host, seconds: seconds)) }
