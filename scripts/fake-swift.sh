@@ -23,6 +23,8 @@
 #                                   RE as `Module.Class/test`), all passing; exits 0
 # Environment: FAKE_SWIFT_DELAY  seconds to sleep before each test (default 0), so a suite runs long
 #                                enough to be broken mid-run.
+#              FAKE_SWIFT_BUILD_DELAY seconds `swift build` takes (default 0), so jobs meet at the
+#                                host's build lock.
 #              FAKE_SWIFT_FAIL   a `Class/test` name that fails instead of passing (exit 1).
 #              FAKE_SWIFT_ATTACH a shell command the failing test runs first (in the job folder, with
 #                                $XCFLEET_ATTACHMENTS_DIR set: it writes the test's attachments).
@@ -40,6 +42,7 @@ if ($cmd eq '--version') {
     exit 0;
 }
 if ($cmd eq 'build') {
+    sleep($ENV{FAKE_SWIFT_BUILD_DELAY}) if ($ENV{FAKE_SWIFT_BUILD_DELAY} // '') =~ /^[0-9.]+$/;
     print "Building for debugging...\n[1/1] Compiling (fake)\nBuild complete! (0.01s)\n";
     my $name = 'Fake';
     if (open(my $p, '<', 'Package.swift')) { local $/; my $text = <$p>; $name = $1 if $text =~ /name:\s*"([^"]+)"/; close $p; }

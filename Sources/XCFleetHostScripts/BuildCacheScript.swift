@@ -93,11 +93,13 @@ public enum BuildCacheScript {
     public static let pendingLimit = 16
 
     /// `KEY DIGEST` lines, sorted; only well-formed pairs. Then `KEY pending` for each pending key
-    /// without a record (at most `pendingLimit`).
+    /// (at most `pendingLimit`), with a record or without: a pending key's build that appears while
+    /// the script waits is new, so an older record of that key (another work root's, an evicted
+    /// build's) does not describe it; it is held to its marker's product instead.
     package static func trustLines(_ trusted: [String: String], pending: [String] = []) -> String {
         let records = trusted.filter { Self.isDigest($0.key) && Self.isDigest($0.value) }.sorted { $0.key < $1.key }
             .map { "\($0.key) \($0.value)" }
-        let waiting = Set(pending.filter { Self.isDigest($0) && trusted[$0] == nil }).sorted().prefix(pendingLimit).map { "\($0) pending" }
+        let waiting = Set(pending.filter { Self.isDigest($0) }).sorted().prefix(pendingLimit).map { "\($0) pending" }
         return (records + waiting).joined(separator: "\n")
     }
 

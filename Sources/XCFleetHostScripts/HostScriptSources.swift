@@ -114,9 +114,10 @@ xcf_rm "$s" || { echo "xcfleet: cannot remove $s" >&2; exit 97; }
 near="$b/.near.$$"
 printf '%s\n' "$manifest" > "$near.want"; printf '%s\n' "$trust" > "$near.trust"; printf '%s\n' "$before" > "$near.before"
 for m in "$b"/*/.xcfleet-build; do [ -f "$m" ] && printf '%s\n' "$m"; done > "$near.markers"
-# One pass over every marker (no process per build): "files-to-write key" for each finished build of
-# this toolchain that xcfleet recorded here (or that is pending and appeared during the wait) and has
-# at least one file in common with the job; nearest first, ties in the markers' order.
+# One pass over every marker (no process per build): "files-to-write order key late" for each
+# finished build of this toolchain that xcfleet recorded here (or that is pending and appeared during
+# the wait: late=1) and has at least one file in common with the job; nearest first, ties in the
+# markers' order. The list is of "key:late" words.
 candidates=$(awk -v tool="$tool" -v t="$near" '
   function hex(s) { return s != "" && s !~ /[^0-9a-f]/ }
   BEGIN {
@@ -139,18 +140,18 @@ candidates=$(awk -v tool="$tool" -v t="$near" '
         else if (substr(l, 1, 10) == "toolchain=") { tools++; match1 = (substr(l, 11) == tool) }
       }
       close(m)
-      if (tools == 1 && match1 && common > 0) printf "%d %d %s\n", n - common, i++, k
+      if (tools == 1 && match1 && common > 0) printf "%d %d %s:%d\n", n - common, i++, k, ((k in pend) && !(k in seen))
     }
   }' | sort -n -k1,1 -k2,2 | cut -d' ' -f3)
 rm -f "$near.want" "$near.trust" "$near.before" "$near.markers"
 best=""
-for k in $candidates; do
-  m="$b/$k/.xcfleet-build"
+for c in $candidates; do
+  k=${c%:*}; m="$b/$k/.xcfleet-build"
   # A base holding this job's product that is not what xcfleet recorded is not built upon (the
   # product would be carried over when nothing it is made from changed); the next nearest may be.
-  # A base finished by another builder while this one waited (xcfleet recorded it after this
-  # command was made) is held to its marker's product instead.
-  recorded=$(trusted "$k"); [ -n "$recorded" ] || recorded=$(sed -n 's/^product=//p' "$m")
+  # A pending base finished by another builder while this one waited (xcfleet recorded it after
+  # this command was made; a record of its key is of an older build) is held to its marker's product.
+  if [ "${c#*:}" = 1 ]; then recorded=$(sed -n 's/^product=//p' "$m"); else recorded=$(trusted "$k"); fi
   [ -n "$recorded" ] || continue
   if xcf_has_product "$b/$k" && [ "$(xcf_product_hash "$b/$k")" != "$recorded" ]; then continue; fi
   best=$k; break

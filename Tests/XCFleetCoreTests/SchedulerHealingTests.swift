@@ -173,6 +173,34 @@ final class SchedulerHealingTests: XCTestCase {
         XCTAssertEqual(starts(plain.start()).map(\.job), ["long-cold"])
     }
 
+    /// A host compiles one build at a time: while one of its jobs compiles and another waits at its
+    /// build lock, a free slot goes to a job whose build the host holds (a probe's repetition), even
+    /// before a longer job that would only wait at the lock too. With fewer in their builds, the
+    /// longer job that must build goes first, so the lock never idles.
+    func testWhileOneJobCompilesAndOneWaitsAFreeSlotGoesToAJobThatCanTestAtOnce() {
+        let jobs = [SchedulerJob(id: "m1", suite: "g", expectedSeconds: 30, build: build("M1", bases: ["G"])),
+                    SchedulerJob(id: "m2", suite: "g", expectedSeconds: 30, build: build("M2", bases: ["G"])),
+                    SchedulerJob(id: "m3", suite: "g", expectedSeconds: 30, build: build("M3", bases: ["G"])),
+                    SchedulerJob(id: "p2", suite: "p", expectedSeconds: 10, build: build("P")),
+                    SchedulerJob(id: "p3", suite: "p", expectedSeconds: 10, build: build("P"))]
+        var s = Scheduler(jobs: jobs, hosts: [SchedulerHost(name: "h", slots: 3)])
+        _ = s.buildCached(host: "h", key: "G")
+        _ = s.buildCached(host: "h", key: "P")
+        // Three free slots: the first two mutants keep the lock busy (one compiles, one waits); the
+        // third slot runs a cached repetition instead of a third mutant that would wait as well.
+        XCTAssertEqual(starts(s.start()).map(\.job), ["m1", "m2", "p2"])
+        XCTAssertEqual(s.buildsInFlight(onHost: "h"), ["M1", "M2"])
+        // m1's build is there: one job in its build, so the next mutant goes to the lock.
+        _ = s.buildFinished(host: "h", key: "M1", succeeded: true)
+        XCTAssertEqual(starts(s.attemptFinished(jobID: "m1", attempt: 1, outcome: .passed)).map(\.job), ["m3"])
+        // Two in their builds again: p2's slot goes to p3, not to a waiter.
+        XCTAssertEqual(starts(s.attemptFinished(jobID: "p2", attempt: 1, outcome: .passed)).map(\.job), ["p3"])
+        // Nothing else to run: the slot is never kept free for that rule.
+        var only = Scheduler(jobs: Array(jobs.prefix(3)), hosts: [SchedulerHost(name: "h", slots: 3)])
+        _ = only.buildCached(host: "h", key: "G")
+        XCTAssertEqual(starts(only.start()).map(\.job), ["m1", "m2", "m3"])
+    }
+
     /// A failed build (or lost attempt) frees the key for the next job; a finished failed build is not cached.
     func testAFailedBuildIsNotCachedAndReleasesTheKey() {
         let jobs = (0..<2).map { SchedulerJob(id: "k\($0)", suite: "s", expectedSeconds: 10, infraRetries: 0, build: build("K")) }

@@ -3,7 +3,8 @@ import XCFleetModel
 import XCFleetKit
 
 /// A real shell (local or SSH) with one or two of its calls changed by a test: every call goes to
-/// `inner` unless `run` or `finishAndRemove` is given, which then get the call and `inner`.
+/// `inner` unless `run` or `finishAndRemove` is given, which then get the call and `inner`;
+/// `prepared` sees the command each `prepareJob` runs after its push (nil: none).
 package struct InterposedShell: RemoteShell {
     package typealias Run = @Sendable (_ inner: any RemoteShell, ShellCommand, _ directory: String, CommandDeadlines,
                                        _ output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination
@@ -12,11 +13,14 @@ package struct InterposedShell: RemoteShell {
     package let inner: any RemoteShell
     package var run: Run?
     package var finishAndRemove: FinishAndRemove?
+    package var prepared: (@Sendable (ShellCommand?) -> Void)?
 
-    package init(_ inner: any RemoteShell, run: Run? = nil, finishAndRemove: FinishAndRemove? = nil) {
+    package init(_ inner: any RemoteShell, run: Run? = nil, finishAndRemove: FinishAndRemove? = nil,
+                 prepared: (@Sendable (ShellCommand?) -> Void)? = nil) {
         self.inner = inner
         self.run = run
         self.finishAndRemove = finishAndRemove
+        self.prepared = prepared
     }
 
     package var host: HostSpec { inner.host }
@@ -33,8 +37,10 @@ package struct InterposedShell: RemoteShell {
     package func prepareJob(jobID: String, workspace: Workspace, pushSeconds: Double, directoryCreated: @escaping @Sendable (String) -> Void,
                             then: @escaping @Sendable (String) throws -> ShellCommand?, deadlines: CommandDeadlines,
                             output: @escaping @Sendable (OutputChunk) -> Void) async throws -> JobPreparation {
-        try await inner.prepareJob(jobID: jobID, workspace: workspace, pushSeconds: pushSeconds, directoryCreated: directoryCreated,
-                                   then: then, deadlines: deadlines, output: output)
+        let seen = prepared
+        return try await inner.prepareJob(jobID: jobID, workspace: workspace, pushSeconds: pushSeconds, directoryCreated: directoryCreated,
+                                          then: { dir in let command = try then(dir); seen?(command); return command },
+                                          deadlines: deadlines, output: output)
     }
     package func finishAndRemoveJobDirectory(_ directory: String, finish: ShellCommand, release: ShellCommand?, deadlines: CommandDeadlines,
                                              output: @escaping @Sendable (OutputChunk) -> Void) async throws -> CommandTermination {

@@ -28,6 +28,10 @@
 # 2026-12-03 11:02 (release, quiet 2-core VM, load 0.7), after the last cleanup carried the lease
 # release and kept job trees were kept in real runs: part 1, 7 pairs: 0.959 s ÷ 0.900 s, ratio 1.08
 # (pairs 0.80-1.18); part 2: 45.16 s ÷ 22.17 s = 2.04, then 41.71 s ÷ 22.17 s = 1.88.
+# 2026-12-03 13:04 (release, load 0.8-2.6), after every started attempt's key was named pending (an
+# older history record no longer hides it) and a free slot went to a cached job while one job
+# compiled and one waited at the lock: part 2: 44.24 s ÷ 23.33 s = 1.90, 41.19 s ÷ 21.43 s = 1.92
+# (the binary before, same hour: 50.21 s ÷ 23.84 s = 2.11).
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail

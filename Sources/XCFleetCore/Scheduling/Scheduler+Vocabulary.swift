@@ -21,6 +21,22 @@ extension Scheduler {
         }
     }
 
+    /// Which queued jobs one pass of placement offers free slots to.
+    enum DispatchPass: Equatable, Sendable {
+        /// Jobs that can work at once: their build is cached on the host, or they build it while
+        /// fewer than `buildQueue` of the host's jobs are in their builds. A host compiles one build
+        /// at a time (its build lock), so a further job that must build would only wait at the lock
+        /// while a slot could run a job with its build there (a probe's repetition, a shard).
+        case ready
+        /// Jobs whose build is cached or incremental on the host.
+        case cheap
+        /// Every job.
+        case any
+    }
+
+    /// Jobs of one host in their builds that keep its build lock busy: one compiles, one waits.
+    static let buildQueue = 2
+
     /// What the runner must do, in the order returned.
     public enum Action: Equatable, Sendable {
         case start(jobID: String, attempt: Int, host: String, slot: Int)

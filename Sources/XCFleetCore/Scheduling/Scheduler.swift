@@ -432,17 +432,17 @@ public struct Scheduler: Sendable {
         return actions
     }
 
-    /// Offers free slots to queued jobs, longest first. When builds are known, two passes: first
-    /// the jobs whose build is cached (or incremental) on a host with a free slot, then the rest —
-    /// a free slot goes to a job that needs no cold build there before one that does, and no slot
-    /// stays free for it (so it never delays the run).
+    /// Offers free slots to queued jobs, longest first. When builds are known, three passes: first
+    /// the jobs that can work at once (`DispatchPass.ready`), then those whose build is cached or
+    /// incremental on a host with a free slot, then the rest — a free slot goes to a job that needs
+    /// no cold build there before one that does, and no slot stays free for it (so it never delays the run).
     private mutating func dispatch() -> [Action] {
         guard freeSlotCount() > 0, !queue.isEmpty else { return [] }
-        guard queue.contains(where: { jobs[$0].job.build != nil }) else { return dispatch(cheapOnly: false) }
-        return dispatch(cheapOnly: true) + dispatch(cheapOnly: false)
+        guard queue.contains(where: { jobs[$0].job.build != nil }) else { return dispatch(.any) }
+        return dispatch(.ready) + dispatch(.cheap) + dispatch(.any)
     }
 
-    private mutating func dispatch(cheapOnly: Bool) -> [Action] {
+    private mutating func dispatch(_ pass: DispatchPass) -> [Action] {
         var free = freeSlotCount()
         guard free > 0, !queue.isEmpty else { return [] }
         var actions: [Action] = []
@@ -457,7 +457,8 @@ public struct Scheduler: Sendable {
                 remaining.append(i)
                 continue
             }
-            if cheapOnly, let build = jobs[i].job.build, Scheduler.source(build, cached: hosts[h].cached) == .cold {
+            if pass != .any, let build = jobs[i].job.build, case let source = Scheduler.source(build, cached: hosts[h].cached),
+               source == .cold || (pass == .ready && source != .cached && hosts[h].building.count >= Scheduler.buildQueue) {
                 remaining.append(i)
                 continue
             }

@@ -1,4 +1,5 @@
 import Foundation
+import XCFleetModel
 
 /// Build once per fleet (docs/builds.md): which host of the run builds, or built, each build key.
 /// A key names one toolchain identity (`BuildKey` covers it), so hosts that share a key are of one
@@ -31,8 +32,21 @@ actor FleetBuilds {
     /// lock may be its base only when it is one of these (`BuildCacheScript.Input.pending`).
     private nonisolated let inFlight = InFlightKeys()
 
-    /// Keys this run is building on `host` right now.
-    nonisolated func building(on host: String) -> Set<String> { inFlight.get(host) }
+    /// The keys of the attempts started on each host (`expect`), from their start to their end.
+    private nonisolated let started = StartedKeys()
+
+    /// Keys this run is building on `host` right now, or will build there: those claimed, and those
+    /// of the attempts started there. Attempts started together make their commands in any order, and
+    /// a job that waits at the host's build lock for a sibling that had not claimed yet would
+    /// otherwise not build on the sibling's build (docs/builds.md, step 6).
+    nonisolated func building(on host: String) -> Set<String> { inFlight.get(host).union(started.get(host)) }
+
+    /// An attempt that builds `key` (if its host has no build of it) started on `host`: called by the
+    /// runner when it starts the attempt, before any attempt started with it makes its command.
+    nonisolated func expect(_ key: String, host: String, attempt: AttemptRef) { started.add(key, host: host, attempt: attempt) }
+
+    /// The attempt ended (whether it built, found its build or failed).
+    nonisolated func ended(_ attempt: AttemptRef) { started.remove(attempt) }
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
 
     /// The claim for `key` on `host`: build it, or receive it from the host that built it; while
@@ -115,4 +129,16 @@ private final class InFlightKeys: @unchecked Sendable {
     private var byHost: [String: Set<String>] = [:]
     func set(_ value: [String: Set<String>]) { lock.lock(); byHost = value; lock.unlock() }
     func get(_ host: String) -> Set<String> { lock.lock(); defer { lock.unlock() }; return byHost[host] ?? [] }
+}
+
+/// The keys of the attempts started on each host, lock-protected (read while a command is made).
+private final class StartedKeys: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byAttempt: [AttemptRef: (host: String, key: String)] = [:]
+    func add(_ key: String, host: String, attempt: AttemptRef) { lock.lock(); byAttempt[attempt] = (host, key); lock.unlock() }
+    func remove(_ attempt: AttemptRef) { lock.lock(); byAttempt[attempt] = nil; lock.unlock() }
+    func get(_ host: String) -> Set<String> {
+        lock.lock(); defer { lock.unlock() }
+        return Set(byAttempt.values.filter { $0.host == host }.map(\.key))
+    }
 }

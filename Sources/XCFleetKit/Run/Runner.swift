@@ -167,7 +167,7 @@ actor RunCoordinator {
     private let runDirectory: URL
     let shellFactory: ShellFactory
     var scheduler = Scheduler(jobs: [], hosts: [])
-    private var jobs: [String: PlannedJob] = [:]
+    private(set) var jobs: [String: PlannedJob] = [:]
     var hosts: [String: HostSpec] = [:]
     var shells: [String: any RemoteShell] = [:]
     private var running: [String: Task<Void, Never>] = [:]
@@ -200,6 +200,8 @@ actor RunCoordinator {
     var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
     private let toolchains = ToolchainIdentityCache()
+    /// The same identities, read as an attempt starts (`expectBuild`).
+    private(set) var identities: [String: String] = [:]
     private let listings = KnownListings()
     /// The builds xcfleet made, per host (what a cached build must match).
     private var buildTrust = BuildTrust()
@@ -344,7 +346,10 @@ actor RunCoordinator {
         switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases,
                                            minimumFreeBytes: minimumFreeBytes, waitForSlots: Self.leaseWait) {
         case .admitted(let schedulerHost, let leaseSlots, let health, let acquisition):
-            if let identity = health.toolchainIdentity { await toolchains.seed(host: host.name, identity: identity) }
+            if let identity = health.toolchainIdentity {
+                identities[host.name] = identity
+                await toolchains.seed(host: host.name, identity: identity)
+            }
             log.append(.hostAdmitted(HostProfile(host: host.name, health: health)))
             hosts[host.name] = host
             self.leaseSlots[host.name] = leaseSlots
@@ -419,10 +424,12 @@ actor RunCoordinator {
         let previous = slotTasks[slotKey]?.task
         slotTaskCount += 1
         let taskID = slotTaskCount
+        expectBuild(job, ref: ref, host: hostName)
         let task = Task {
             await previous?.value
             log.append(.attemptStarted(ref, host: hostName, slot: slot))
             await self.runAttempt(job: job, ref: ref, host: host, slot: slot, token: token, logsDirectory: logsDirectory)
+            self.fleetBuilds.ended(ref)
             self.slotFreed(slotKey, taskID: taskID)
         }
         running[jobID] = task
@@ -555,39 +562,5 @@ extension RunCoordinator {
                                                         cachedSeconds: costs.cached)
         }
         return out
-    }
-
-    /// The scheduler's keys of the jobs whose build a host holds, from the keys of the finished builds
-    /// admission found there (`<workRoot>/builds/*` with their markers): a SwiftPM job's real key
-    /// is its package and the host's toolchain. Xcode keys also hold the scheme, which only the
-    /// host's `xcodebuild -list` tells, so Xcode jobs get no such hint.
-    func schedulerBuildKeys(cached: [String], shell: any RemoteShell, toolchain: String?) -> [String] {
-        guard let toolchain, !cached.isEmpty else { return [] }
-        let held = Set(cached)
-        var keys: Set<String> = []
-        for job in jobs.values where job.source.driver == .swiftPM {
-            guard let key = scheduler.build(ofJob: job.planned.jobID)?.key else { continue }
-            let real = SwiftPMCachedBuild(job: job, shell: shell, directory: "", driver: SwiftPMDriver()).key(toolchain: toolchain).hex
-            if held.contains(real) { keys.insert(key) }
-        }
-        return keys.sorted()
-    }
-
-    /// The scheduler's build key of a job (nil: builds unknown to the scheduler).
-    func scheduledBuildKey(_ jobID: String) -> String? { scheduler.build(ofJob: jobID)?.key }
-
-    /// Tells the scheduler which builds `host` already holds (it prefers that host for those jobs).
-    func noteCachedBuilds(on host: String, keys: [String]) {
-        for key in keys { apply(scheduler.buildCached(host: host, key: key)) }
-    }
-
-    /// A job's build on `host` started or ended (the runner saw the build phase): other jobs of the
-    /// key wait for it there rather than build it a second time, and go there once it is cached.
-    func noteBuild(jobID: String, host: String, key: String, started: Bool, succeeded: Bool = true) {
-        if started {
-            apply(scheduler.buildStarted(host: host, key: key, jobID: jobID))
-        } else {
-            apply(scheduler.buildFinished(host: host, key: key, succeeded: succeeded))
-        }
     }
 }
