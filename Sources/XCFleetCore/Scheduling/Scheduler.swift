@@ -59,7 +59,8 @@ import XCFleetModel
 /// end. A keyed job never starts on a host where another job is building its key (at most one
 /// build of a key per host in flight); among hosts with a free slot it takes the one where its
 /// build is cheapest (cached, then incremental from a cached base, then cold), then the usual
-/// order. It never waits for a busy host that holds its build (that could delay the run).
+/// order. It never waits for a busy host that holds its build (that could delay the run). A free
+/// slot goes first to a job that can work there at once (`DispatchPass.ready`).
 public struct Scheduler: Sendable {
     // The state below is module-internal only so that `Scheduler+Observing.swift` can read it; it
     // changes only through the mutating methods in this file.

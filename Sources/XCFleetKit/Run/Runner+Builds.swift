@@ -16,7 +16,7 @@ extension RunCoordinator {
     /// admission found there (`<workRoot>/builds/*` with their markers): a SwiftPM job's real key
     /// is its package and the host's toolchain. Xcode keys also hold the scheme, which only the
     /// host's `xcodebuild -list` tells, so Xcode jobs get no such hint.
-    func schedulerBuildKeys(cached: [String], shell: any RemoteShell, toolchain: String?) -> [String] {
+    func schedulerBuildKeys(cached: [String], toolchain: String?) -> [String] {
         guard let toolchain, !cached.isEmpty else { return [] }
         let held = Set(cached)
         var keys: Set<String> = []

@@ -200,8 +200,8 @@ actor RunCoordinator {
     var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
     private let toolchains = ToolchainIdentityCache()
-    /// The same identities, read as an attempt starts (`expectBuild`).
-    private(set) var identities: [String: String] = [:]
+    /// The same identities, read as an attempt starts (`expectBuild`); set at admission and rejoin.
+    var identities: [String: String] = [:]
     private let listings = KnownListings()
     /// The builds xcfleet made, per host (what a cached build must match).
     private var buildTrust = BuildTrust()
@@ -357,7 +357,7 @@ actor RunCoordinator {
             for r in acquisition.reclaimed { log.append(.note("\(host.name): reclaimed stale slot lease \(r.slot) of run \(r.runID)")) }
             for r in acquisition.reaped { log.append(.note("\(host.name): reaped the process record of a dead run: \(r)")) }
             for r in acquisition.ignored { log.append(.note("\(host.name): ignored the process record \(r)")) }
-            noteCachedBuilds(on: host.name, keys: schedulerBuildKeys(cached: health.cachedBuildKeys, shell: shell, toolchain: health.toolchainIdentity))
+            noteCachedBuilds(on: host.name, keys: schedulerBuildKeys(cached: health.cachedBuildKeys, toolchain: health.toolchainIdentity))
             log.append(.note("\(host.name): admitted with \(leaseSlots.count) slot(s) (leases \(leaseSlots.map(String.init).joined(separator: ",")))"))
             apply(scheduler.hostJoined(schedulerHost))
             // Heartbeats from the first admitted host on: another host may wait for slots for
