@@ -4,7 +4,10 @@
 #
 # The classes that mostly compile real packages run in one process, everything else (much of it
 # waiting on deadlines, hosts and processes) in the other, so the waiting overlaps the compiling.
-# Each process starts its own sshd hosts and PostgreSQL server, in folders named by its pid. The
+# Each process starts its own sshd hosts and PostgreSQL server, in folders named by its pid, and has
+# a cache folder of its own (XDG_CACHE_HOME), so the built-in local host's work root, its slot
+# leases and its builds are the process's own: a run on the local host in one process never waits
+# for the other's leases (nor touches the user's own ~/.cache/xcfleet). The
 # test bundle is run directly: `swift test` holds the .build lock, so two of them would run one
 # after the other. XCFLEET_TEST_SHARDS=1 runs one `swift test` process instead.
 # Shard 2's output streams; shard 1's follows it. Exit status: the first failing process's.
@@ -12,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 compiling='^[A-Za-z0-9_]+\.(PackageSuiteRunTests|TemplateDiscoveryRunTests|TemplateDiscoverySSHRunTests|LargeRepositoryRunTests|QuarantineEndToEndTests|SubjectContractRunTests|SourceLocationRunTests|BuildCacheTests|BuildSharingEndToEndTests|EndToEndTests)/'
 tmp=$(mktemp -d -t xcfleet-test-XXXX)
-trap 'rm -rf "$tmp"' EXIT
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT   # finished builds are read-only
 if [ "${XCFLEET_TEST_SHARDS:-2}" = 1 ]; then
   swift test --skip-build --disable-swift-testing 2>&1 | tee "$tmp/2.log"; status=${PIPESTATUS[0]}
   : > "$tmp/1.log"
@@ -25,8 +28,9 @@ else
   one=$(grep -E "${compiling%/}\$" "$tmp/classes.txt" | paste -sd, -)
   two=$(grep -vE "${compiling%/}\$" "$tmp/classes.txt" | paste -sd, -)
   if [ -z "$one" ] || [ -z "$two" ]; then echo "xctest-shards: a shard would be empty (classes renamed?)"; exit 1; fi
-  "$bundle" "$one" > "$tmp/1.log" 2>&1 & pid1=$!
-  "$bundle" "$two" 2>&1 | tee "$tmp/2.log"; status2=${PIPESTATUS[0]}
+  mkdir -m 700 "$tmp/cache-1" "$tmp/cache-2" || exit 1
+  XDG_CACHE_HOME="$tmp/cache-1" "$bundle" "$one" > "$tmp/1.log" 2>&1 & pid1=$!
+  XDG_CACHE_HOME="$tmp/cache-2" "$bundle" "$two" 2>&1 | tee "$tmp/2.log"; status2=${PIPESTATUS[0]}
   wait "$pid1"; status1=$?
   echo "xctest-shards: the classes that compile real packages (run at the same time as the above):"
   cat "$tmp/1.log"
