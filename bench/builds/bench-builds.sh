@@ -31,7 +31,8 @@
 # 2026-12-03 13:04 (release, load 0.8-2.6), after every started attempt's key was named pending (an
 # older history record no longer hides it) and a free slot went to a cached job while one job
 # compiled and one waited at the lock: part 2: 44.24 s ÷ 23.33 s = 1.90, 41.19 s ÷ 21.43 s = 1.92
-# (the binary before, same hour: 50.21 s ÷ 23.84 s = 2.11).
+# (the binary before, same hour: 50.21 s ÷ 23.84 s = 2.11). Both parts at 14:36 (quiet, load 0.1-1.5):
+# part 1, 7 pairs: 1.013 s ÷ 1.078 s, ratio 0.99 (0.61-1.56); part 2: 47.31 s ÷ 25.38 s = 1.86.
 # Usage: bench/builds/bench-builds.sh [WORKDIR]   (needs sshd, python3; run from the repository root)
 #        BENCH_ONLY="1 3" bench/builds/bench-builds.sh   runs only those parts
 set -euo pipefail
