@@ -24,29 +24,26 @@ actor FleetBuilds {
         didSet {
             var building: [String: Set<String>] = [:]
             for (key, state) in states { if case .building(let host) = state { building[host, default: []].insert(key) } }
-            inFlight.set(building)
+            inFlight.setClaimed(building)
         }
     }
-    /// The keys each host is building now, readable without awaiting the actor (a build command is
-    /// made synchronously): a build the host's cache script finds finished while it waited for the
-    /// lock may be its base only when it is one of these (`BuildCacheScript.Input.pending`).
+    /// The keys each host is building now or will build, readable without awaiting the actor (a
+    /// build command is made synchronously): a build the host's cache script finds finished while it
+    /// waited for the lock may be its base only when it is one of these (`BuildCacheScript.Input.pending`).
     private nonisolated let inFlight = InFlightKeys()
-
-    /// The keys of the attempts started on each host (`expect`), from their start to their end.
-    private nonisolated let started = StartedKeys()
 
     /// Keys this run is building on `host` right now, or will build there: those claimed, and those
     /// of the attempts started there. Attempts started together make their commands in any order, and
     /// a job that waits at the host's build lock for a sibling that had not claimed yet would
     /// otherwise not build on the sibling's build (docs/builds.md, step 6).
-    nonisolated func building(on host: String) -> Set<String> { inFlight.get(host).union(started.get(host)) }
+    nonisolated func building(on host: String) -> Set<String> { inFlight.get(host) }
 
     /// An attempt that builds `key` (if its host has no build of it) started on `host`: called by the
     /// runner when it starts the attempt, before any attempt started with it makes its command.
-    nonisolated func expect(_ key: String, host: String, attempt: AttemptRef) { started.add(key, host: host, attempt: attempt) }
+    nonisolated func expect(_ key: String, host: String, attempt: AttemptRef) { inFlight.start(key, host: host, attempt: attempt) }
 
     /// The attempt ended (whether it built, found its build or failed).
-    nonisolated func ended(_ attempt: AttemptRef) { started.remove(attempt) }
+    nonisolated func ended(_ attempt: AttemptRef) { inFlight.end(attempt) }
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
 
     /// The claim for `key` on `host`: build it, or receive it from the host that built it; while
@@ -123,22 +120,17 @@ actor FleetBuilds {
     }
 }
 
-/// A lock-protected copy of `FleetBuilds`' keys in flight per host.
+/// A lock-protected copy of `FleetBuilds`' keys in flight per host: those claimed, and those of
+/// the attempts started there (from their start to their end).
 private final class InFlightKeys: @unchecked Sendable {
     private let lock = NSLock()
-    private var byHost: [String: Set<String>] = [:]
-    func set(_ value: [String: Set<String>]) { lock.lock(); byHost = value; lock.unlock() }
-    func get(_ host: String) -> Set<String> { lock.lock(); defer { lock.unlock() }; return byHost[host] ?? [] }
-}
-
-/// The keys of the attempts started on each host, lock-protected (read while a command is made).
-private final class StartedKeys: @unchecked Sendable {
-    private let lock = NSLock()
-    private var byAttempt: [AttemptRef: (host: String, key: String)] = [:]
-    func add(_ key: String, host: String, attempt: AttemptRef) { lock.lock(); byAttempt[attempt] = (host, key); lock.unlock() }
-    func remove(_ attempt: AttemptRef) { lock.lock(); byAttempt[attempt] = nil; lock.unlock() }
+    private var claimed: [String: Set<String>] = [:]
+    private var started: [AttemptRef: (host: String, key: String)] = [:]
+    func setClaimed(_ value: [String: Set<String>]) { lock.lock(); claimed = value; lock.unlock() }
+    func start(_ key: String, host: String, attempt: AttemptRef) { lock.lock(); started[attempt] = (host, key); lock.unlock() }
+    func end(_ attempt: AttemptRef) { lock.lock(); started[attempt] = nil; lock.unlock() }
     func get(_ host: String) -> Set<String> {
         lock.lock(); defer { lock.unlock() }
-        return Set(byAttempt.values.filter { $0.host == host }.map(\.key))
+        return (claimed[host] ?? []).union(started.values.lazy.filter { $0.host == host }.map(\.key))
     }
 }

@@ -5,12 +5,18 @@ import XCFleetModel
 /// fetched once (concurrent callers share the one fetch).
 public actor ToolchainIdentityCache {
     private var known: [String: Task<String, Error>] = [:]
+    /// The identities seeded or fetched so far, readable without awaiting the actor (`settled(host:)`).
+    private nonisolated let values = SettledIdentities()
 
     public init() {}
 
     public func seed(host: String, identity: String) {
         known[host] = Task { identity }
+        values.set(host, identity)
     }
+
+    /// The host's identity when it was seeded or fetched already (nil: not yet, or the fetch failed).
+    public nonisolated func settled(host: String) -> String? { values.get(host) }
 
     public func identity(for shell: any RemoteShell) async throws -> String {
         let name = shell.host.name
@@ -23,6 +29,18 @@ public actor ToolchainIdentityCache {
             return identity
         }
         known[name] = task
-        do { return try await task.value } catch { known[name] = nil; throw error }
+        do {
+            let identity = try await task.value
+            values.set(name, identity)
+            return identity
+        } catch { known[name] = nil; throw error }
     }
+}
+
+/// A lock-protected copy of the identities `ToolchainIdentityCache` holds.
+private final class SettledIdentities: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byHost: [String: String] = [:]
+    func set(_ host: String, _ identity: String) { lock.lock(); byHost[host] = identity; lock.unlock() }
+    func get(_ host: String) -> String? { lock.lock(); defer { lock.unlock() }; return byHost[host] }
 }

@@ -3,12 +3,13 @@ import XCFleetModel
 
 /// What the run knows of its jobs' builds: the scheduler's keys, and the hosts' real keys.
 extension RunCoordinator {
-    /// An attempt of a SwiftPM job starts on `host`: its real build key is one the host may build
-    /// now (`FleetBuilds.expect`), named to the other attempts' build commands from this moment on.
+    /// An attempt of a SwiftPM job starts on `host`: its real build key (the package and the
+    /// toolchain identity the attempt itself will use) is one the host may build now
+    /// (`FleetBuilds.expect`), named to the other attempts' build commands from this moment on.
     /// Xcode keys also hold the scheme and the chosen Xcode, which only the host tells: an Xcode
     /// attempt's key is named once it claims it.
     func expectBuild(_ job: PlannedJob, ref: AttemptRef, host: String) {
-        guard job.source.driver == .swiftPM, let identity = identities[host] else { return }
+        guard job.source.driver == .swiftPM, let identity = toolchains.settled(host: host) else { return }
         fleetBuilds.expect(SwiftPMCachedBuild.key(of: job, driver: SwiftPMDriver(), toolchain: identity).hex, host: host, attempt: ref)
     }
 

@@ -122,7 +122,6 @@ extension RunCoordinator {
             }
             log.append(.hostAdmitted(HostProfile(host: spec.name, health: health))) // a host first set aside is billed from here
             log.append(.hostRejoined(host: spec.name))
-            if let identity = health.toolchainIdentity { identities[spec.name] = identity }
             noteCachedBuilds(on: spec.name, keys: schedulerBuildKeys(cached: health.cachedBuildKeys, toolchain: health.toolchainIdentity))
             rejoining[spec.name] = schedulerHost // joined by the recovery machine's `.rejoin`
             return nil

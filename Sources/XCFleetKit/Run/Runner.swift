@@ -199,9 +199,7 @@ actor RunCoordinator {
     /// Running attempts: job id → host and process-record token.
     var attemptTokens: [String: (host: String, token: String)] = [:]
     /// Hosts' toolchain identities (build keys), seeded by the admission health checks.
-    private let toolchains = ToolchainIdentityCache()
-    /// The same identities, read as an attempt starts (`expectBuild`); set at admission and rejoin.
-    var identities: [String: String] = [:]
+    let toolchains = ToolchainIdentityCache()
     private let listings = KnownListings()
     /// The builds xcfleet made, per host (what a cached build must match).
     private var buildTrust = BuildTrust()
@@ -346,10 +344,7 @@ actor RunCoordinator {
         switch await HostAdmission.admit(host, shell: shell, runID: runID, leases: leases,
                                            minimumFreeBytes: minimumFreeBytes, waitForSlots: Self.leaseWait) {
         case .admitted(let schedulerHost, let leaseSlots, let health, let acquisition):
-            if let identity = health.toolchainIdentity {
-                identities[host.name] = identity
-                await toolchains.seed(host: host.name, identity: identity)
-            }
+            if let identity = health.toolchainIdentity { await toolchains.seed(host: host.name, identity: identity) }
             log.append(.hostAdmitted(HostProfile(host: host.name, health: health)))
             hosts[host.name] = host
             self.leaseSlots[host.name] = leaseSlots
